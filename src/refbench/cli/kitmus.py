@@ -1,0 +1,151 @@
+"""``refbench kitmus``: generate, validate and rebuild the KITMUS test suite."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from refbench.cli.common import parse_ints, parse_sizes, print_json, split_list
+
+app = typer.Typer(
+    help="KITMUS: generate, validate and rebuild the knowledge-integration test suite.",
+    no_args_is_help=True,
+    epilog="Example: refbench kitmus generate --out suite --sizes test=200 --variants "
+           "background-pretrain",
+)
+
+
+@app.command(epilog="Examples: refbench kitmus generate --out suite  |  refbench kitmus generate "
+                    "--out small --entities 2 --splits test --sizes test=50 --formats jsonl,conll "
+                    "|  refbench kitmus generate --out official --resources "
+                    "../shared/data/kitmus-official/resources")
+def generate(
+    out: Path = typer.Option(Path("kitmus-suite"), "--out", help="Output folder."),
+    resources: Path | None = typer.Option(
+        None, "--resources",
+        help="Resource folder (refbench or official KITMUS layout). Default: built-in pools."),
+    variants: str | None = typer.Option(None, "--variants",
+                                        help="Comma-separated variant names (see refbench ls)."),
+    entities: str | None = typer.Option(None, "--entities", help="Subtasks, e.g. 2,3,4."),
+    splits: str | None = typer.Option(None, "--splits", help="train,validation,test"),
+    formats: str | None = typer.Option(None, "--formats",
+                                       help="conll,jsonlines,tsv,txt,jsonl (default: all)."),
+    sizes: str | None = typer.Option(None, "--sizes",
+                                     help="Instances per split: train=2000,validation=400,test=2000 "
+                                          "or one number for all."),
+    seed: int = typer.Option(42, "--seed", help="Random seed: same seed, same bytes."),
+    workers: int = typer.Option(0, "--workers", help="Processes (0: one per CPU core)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out."),
+    as_json: bool = typer.Option(False, "--json", help="Print stats.json instead of a summary."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Generate the KITMUS suite: 8 variants x 2/3/4 entities x train/validation/test.
+
+    Writes every official view and format plus refbench's native JSONL, DATASHEET.md and
+    stats.json. Deterministic: the same seed and resources give byte-identical files, and a
+    subset (--variants/--entities/--splits) gives exactly the files of the full run.
+    """
+    from refbench.tasks.kitmus.resources import load_resources
+    from refbench.tasks.kitmus.suite import generate_suite, make_config
+
+    cfg = make_config(
+        variants=split_list(variants), entities=parse_ints(entities, "--entities"),
+        splits=split_list(splits), formats=split_list(formats), sizes=parse_sizes(sizes),
+        seed=seed,
+    )
+    res = load_resources(resources)
+    n_workers = workers if workers > 0 else (os.cpu_count() or 1)
+    start = time.perf_counter()
+    stats = generate_suite(res, out, cfg, workers=n_workers, overwrite=overwrite,
+                           progress=not quiet and not as_json)
+    elapsed = time.perf_counter() - start
+    if as_json:
+        print_json(stats)
+        return
+    _print_summary(stats, out, elapsed)
+
+
+def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    cfg = stats["config"]
+    table = Table(title=f"KITMUS suite in {out} ({stats['instances']} instances, "
+                        f"{elapsed:.1f} s)")
+    table.add_column("variant")
+    for n in cfg["entities"]:
+        table.add_column(f"{n} entities", justify="right")
+    rows: dict[str, dict[int, int]] = {}
+    for job in stats["jobs"]:
+        rows.setdefault(job["variant"], {}).setdefault(job["n_entities"], 0)
+        rows[job["variant"]][job["n_entities"]] += job["instances"]
+    for variant, per_n in rows.items():
+        table.add_row(variant, *(str(per_n.get(n, 0)) for n in cfg["entities"]))
+    console.print(table)
+    console.print("splits: " + ", ".join(f"{s} {cfg['sizes'][s]}" for s in cfg["splits"])
+                  + " per subtask; formats: " + ", ".join(cfg["formats"]))
+    console.print("pronouns: " + ", ".join(f"{k} {v:.1%}"
+                                           for k, v in stats["pronoun_distribution"].items()))
+    console.print("splits disjoint (names, occupations, locations, templates, noise): "
+                  + ("yes" if stats["split_overlap_ok"] else "NO: see stats.json"))
+    console.print(f"datasheet: {out / 'DATASHEET.md'}")
+
+
+@app.command(epilog="Examples: refbench kitmus validate kitmus-suite  |  refbench kitmus validate "
+                    "../shared/data/kitmus-official/released --json")
+def validate(
+    directory: Path = typer.Argument(..., help="A suite folder (refbench's or the official)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    max_shown: int = typer.Option(20, "--max-shown", help="Violations listed in the summary."),
+) -> None:
+    """Re-check a generated suite: split overlaps, answer balance, and every format and view
+    agreeing on every answer. Exit code 1 when violations are found.
+    """
+    from refbench.tasks.kitmus.validate import validate_suite
+
+    report = validate_suite(directory)
+    if as_json:
+        print_json(report)
+    else:
+        typer.echo(f"checked {report['files']} files, {report['instances']} instances in "
+                   f"{report['subtasks']} subtasks")
+        for name, result in report["checks"].items():
+            typer.echo(f"  {name:28s} {result}")
+        for v in report["violations"][:max_shown]:
+            typer.echo(f"  VIOLATION {v}")
+        extra = len(report["violations"]) - max_shown
+        if extra > 0:
+            typer.echo(f"  ... and {extra} more (use --json)")
+        typer.echo("OK" if report["ok"] else f"{len(report['violations'])} violation(s)")
+    if not report["ok"]:
+        raise typer.Exit(1)
+
+
+@app.command("build-resources",
+             epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
+def build_resources_cmd(
+    out: Path = typer.Option(..., "--out", help="Folder for the resource files."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the fictional-word generators."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out."),
+    as_json: bool = typer.Option(False, "--json", help="Print the build report as JSON."),
+) -> None:
+    """Rebuild the built-in resource pools from their sources, reproducibly.
+
+    Census surnames minus first names (package `names`), POS-tagged occupations, locations and
+    noise (spaCy), and fictional occupations and situations from a character-level language
+    model trained on reversed English words (package `wordfreq`). Needs `refbench[resources]`.
+    The shipped pools are the output of this command with --seed 0.
+    """
+    from refbench.tasks.kitmus.build import build_resources
+
+    report = build_resources(out, seed=seed, overwrite=overwrite)
+    if as_json:
+        print_json(report)
+    else:
+        for key, value in report.items():
+            typer.echo(f"{key}: {value}")

@@ -1,0 +1,1 @@
+"""Shared core: types, I/O, registry, errors, provenance."""

@@ -1,0 +1,70 @@
+"""Errors meant for people: each has a number, names where it happened, and exits with code 2.
+
+The CLI catches :class:`RefbenchError` and prints ``error E<code>: <where>: <message>`` without a
+traceback. Codes are stable so that users can look them up and tests can assert on them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# Numbered error kinds. Keep numbers stable: they are part of the user interface.
+E_USAGE = 100  # bad command-line usage (unknown name, bad combination of options)
+E_RESOURCE = 200  # a resource file is malformed or insufficient
+E_TEMPLATE = 201  # a template is malformed or lacks a slot
+E_OUTPUT = 300  # an output folder is not usable
+E_INPUT = 400  # an input data file is malformed
+
+
+class RefbenchError(Exception):
+    """An expected failure caused by input or usage, reported without a traceback."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int = E_INPUT,
+        path: str | Path | None = None,
+        line: int | None = None,
+        item: str | None = None,
+    ) -> None:
+        self.message = message
+        self.code = code
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.item = item
+        super().__init__(self.render())
+
+    def where(self) -> str:
+        parts: list[str] = []
+        if self.path is not None:
+            parts.append(self.path if self.line is None else f"{self.path}:{self.line}")
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.item is not None:
+            parts.append(self.item)
+        return ": ".join(parts)
+
+    def render(self) -> str:
+        where = self.where()
+        prefix = f"error E{self.code}"
+        return f"{prefix}: {where}: {self.message}" if where else f"{prefix}: {self.message}"
+
+
+class UsageError(RefbenchError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=E_USAGE)
+
+
+class ResourceError(RefbenchError):
+    def __init__(
+        self, message: str, *, path: str | Path | None = None, line: int | None = None
+    ) -> None:
+        super().__init__(message, code=E_RESOURCE, path=path, line=line)
+
+
+class OutputError(RefbenchError):
+    def __init__(self, message: str, *, path: str | Path | None = None) -> None:
+        super().__init__(message, code=E_OUTPUT, path=path)

@@ -1,0 +1,135 @@
+"""A lazy registry: names map to ``"module:attribute"`` strings, imported only when used.
+
+Nothing registers itself by import side effect; the tables below are the single place where
+names are declared, so ``refbench ls`` can list everything without importing heavy modules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from refbench.core.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    target: str  # "package.module:attribute"
+    summary: str
+
+    def load(self) -> Any:
+        module_name, _, attr = self.target.partition(":")
+        module = importlib.import_module(module_name)
+        obj: Any = module
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        if isinstance(obj, dict) and self.name in obj:
+            return obj[self.name]
+        return obj
+
+
+class Registry:
+    """A named, ordered collection of lazy entries with "did you mean" lookups."""
+
+    def __init__(self, kind: str, entries: list[Entry], aliases: dict[str, str] | None = None):
+        self.kind = kind
+        self._entries = {e.name: e for e in entries}
+        self._aliases = dict(aliases or {})
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def entries(self) -> list[Entry]:
+        return list(self._entries.values())
+
+    def aliases(self) -> dict[str, str]:
+        return dict(self._aliases)
+
+    def canonical(self, name: str) -> str:
+        if name in self._entries:
+            return name
+        if name in self._aliases:
+            return self._aliases[name]
+        known = [*self._entries, *self._aliases]
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(
+            f"unknown {self.kind} {name!r}.{hint} Registered: {', '.join(self._entries)}"
+        )
+
+    def get(self, name: str) -> Entry:
+        return self._entries[self.canonical(name)]
+
+
+# -- the tables -----------------------------------------------------------------------------
+
+_K = "refbench.tasks.kitmus.variants"
+
+KITMUS_VARIANTS = Registry(
+    "KITMUS variant",
+    [
+        Entry("background-pretrain", f"{_K}:VARIANTS",
+              "background knowledge only in model parameters; real occupations and situations"),
+        Entry("background-pretrain-no-noise", f"{_K}:VARIANTS",
+              "background-pretrain without the location noise sentence"),
+        Entry("background-both", f"{_K}:VARIANTS",
+              "background knowledge in parameters and in the knowledge text"),
+        Entry("background-inference-real-charfict",
+              f"{_K}:VARIANTS",
+              "only in the knowledge text; real occupations, character-level fictional situations"),
+        Entry("background-inference-real-wordfict",
+              f"{_K}:VARIANTS",
+              "only in the knowledge text; real occupations, word-level fictional situations"),
+        Entry("background-inference-charfict-real",
+              f"{_K}:VARIANTS",
+              "only in the knowledge text; fictional occupations, real situations"),
+        Entry("background-inference-charfict-charfict",
+              f"{_K}:VARIANTS",
+              "only in the knowledge text; fictional occupations and char-fictional situations"),
+        Entry("background-inference-charfict-wordfict",
+              f"{_K}:VARIANTS",
+              "only in the knowledge text; fictional occupations and word-fictional situations"),
+    ],
+    aliases={
+        "background-train": "background-pretrain",
+        "background-train-no-noise": "background-pretrain-no-noise",
+        **{
+            f"background-train-inference-{s}": f"background-inference-{s}"
+            for s in ("real-charfict", "real-wordfict", "charfict-real", "charfict-charfict",
+                      "charfict-wordfict")
+        },
+    },
+)
+
+_F = "refbench.tasks.kitmus.writers"
+
+KITMUS_FORMATS = Registry(
+    "KITMUS output format",
+    [
+        Entry("conll", f"{_F}:write_conll", "CoNLL-2012 .v4_gold_conll (POS, all mentions)"),
+        Entry("jsonlines", f"{_F}:write_jsonlines", "e2e-coref .jsonlines (doc_key, clusters)"),
+        Entry("tsv", f"{_F}:write_gap", "GAP .tsv (2-entity subtask, views with a pronoun)"),
+        Entry("txt", f"{_F}:write_txt", "plain text: id line, text line, blank line"),
+        Entry("jsonl", "refbench.tasks.kitmus.native:instance_to_json",
+              "refbench native JSONL, one instance per line with every field"),
+    ],
+)
+
+RESOURCE_LAYOUTS = Registry(
+    "KITMUS resource layout",
+    [
+        Entry("refbench", "refbench.tasks.kitmus.resources:load_native",
+              "refbench's own layout (the built-in pools use it)"),
+        Entry("official", "refbench.tasks.kitmus.official:load_official",
+              "the official KITMUS resource folder (tuple literals parsed safely)"),
+    ],
+)
+
+ALL = {
+    "variants": KITMUS_VARIANTS,
+    "formats": KITMUS_FORMATS,
+    "resource-layouts": RESOURCE_LAYOUTS,
+}

@@ -1,0 +1,1 @@
+"""Task packages: one per benchmark."""

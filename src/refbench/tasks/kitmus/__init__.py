@@ -1,0 +1,1 @@
+"""KITMUS: generated coreference test suite for knowledge integration."""

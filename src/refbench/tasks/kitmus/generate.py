@@ -1,0 +1,194 @@
+"""Generate KITMUS instances from resource pools: pure functions, no I/O.
+
+One generation job is ``(variant, number of entities, split)``. Its random stream is seeded by
+``(seed, entities, split)`` only, so (1) a job's output never depends on which other jobs run,
+and (2) the variants are paired: instance ``i`` of every variant has the same names, occupation
+rows, answer, pronoun, location and templates; variants differ only in where the background
+knowledge is and how fictional it is. That makes variant-to-variant differences directly
+comparable.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from refbench.core.errors import ResourceError
+from refbench.core.types import Mention
+from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence
+from refbench.tasks.kitmus.resources import Location, Resources, Tagged
+from refbench.tasks.kitmus.splits import partition
+from refbench.tasks.kitmus.templates import Template, fill
+from refbench.tasks.kitmus.variants import Variant
+
+PRONOUN_TAG = "PRP"
+
+
+@dataclass(frozen=True)
+class SplitPools:
+    """The items of every pool that one split may use."""
+
+    names: list[str]
+    occupations: list[int]
+    locations: list[Location]
+    noise: dict[str, list[int]]
+    templates: dict[str, list[Template]]
+
+
+@dataclass(frozen=True)
+class Pools:
+    splits: dict[str, SplitPools]
+    shared: list[str]  # pools too small to split, used by every split
+
+
+def build_pools(res: Resources, *, seed: int) -> Pools:
+    shared: list[str] = []
+
+    def part(items: list, pool: str) -> dict[str, list]:  # type: ignore[type-arg]
+        out, is_shared = partition(items, seed=seed, pool=pool)
+        if is_shared:
+            shared.append(pool)
+        return out
+
+    names = part(list(res.names), "names")
+    occs = part(list(range(res.n_occupations)), "occupations")
+    kinds = sorted({loc.kind for loc in res.locations})
+    locs: dict[str, list[Location]] = {s: [] for s in names}
+    noise: dict[str, dict[str, list[int]]] = {s: {} for s in names}
+    for kind in kinds:
+        for split, items in part([x for x in res.locations if x.kind == kind],
+                                 f"locations:{kind}").items():
+            locs[split].extend(items)
+        for split, idx in part(list(range(len(res.noise[kind]))), f"noise:{kind}").items():
+            noise[split][kind] = idx
+    tpls = {kind: part(list(items), f"templates:{kind}") for kind, items in res.templates.items()}
+    return Pools(
+        splits={
+            s: SplitPools(names[s], occs[s], locs[s], noise[s],
+                          {kind: tpls[kind][s] for kind in tpls})
+            for s in names
+        },
+        shared=shared,
+    )
+
+
+def check_job(res: Resources, pools: Pools, variant: Variant, n: int, split: str) -> None:
+    """Fail early, before anything is written, when a job cannot be generated."""
+    sp = pools.splits[split]
+    if variant.occupation_source not in res.occupations:
+        raise ResourceError(f"variant {variant.name} needs occupations of kind "
+                            f"{variant.occupation_source!r}, which the resources lack",
+                            path=res.source)
+    if variant.situation_source not in res.situations:
+        raise ResourceError(f"variant {variant.name} needs situations of kind "
+                            f"{variant.situation_source!r}, which the resources lack",
+                            path=res.source)
+    if n not in res.mention_templates:
+        raise ResourceError(f"no mention template for {n} entities", path=res.source)
+    if len(set(sp.names)) < n:
+        raise ResourceError(
+            f"too few names for the requested sizes: the {split} split has {len(set(sp.names))} "
+            f"names but {n}-entity instances need {n} distinct names", path=res.source)
+    if len(sp.occupations) < n:
+        raise ResourceError(
+            f"too few occupations: the {split} split has {len(sp.occupations)} but "
+            f"{n}-entity instances need {n}", path=res.source)
+    if not sp.locations:
+        raise ResourceError(f"no locations left for the {split} split", path=res.source)
+
+
+def _text(tokens: Tagged) -> str:
+    return " ".join(w for w, _ in tokens)
+
+
+def _m(sentence: int, span: tuple[int, int]) -> Mention:
+    return Mention(sentence, span[0], span[1] - 1)
+
+
+def generate_job(
+    res: Resources, pools: Pools, variant: Variant, *, n: int, split: str, size: int, seed: int
+) -> Iterator[KitmusInstance]:
+    """Yield ``size`` instances of one job, deterministically."""
+    check_job(res, pools, variant, n, split)
+    sp = pools.splits[split]
+    rng = random.Random(f"kitmus-job:{seed}:{n}:{split}")
+    occ_names = res.occupations[variant.occupation_source]
+    situations = res.situations[variant.situation_source]
+    weights = [p.weight for p in res.pronouns]
+    name_tokens = {name: tuple((w, "NNP") for w in name.split()) for name in sp.names}
+    for index in range(size):
+        # Draws happen in a fixed order and regardless of the variant (pairing).
+        names = rng.sample(sp.names, n)
+        occ_rows = rng.sample(sp.occupations, n)
+        answer = rng.randrange(n)
+        pron = rng.choices(res.pronouns, weights=weights)[0]
+        location = rng.choice(sp.locations)
+        noise_pool = sp.noise[location.kind]
+        noise_idx = rng.choice(noise_pool) if noise_pool else None
+        meet_order = tuple(rng.sample(range(n), n))
+        bg_order = rng.sample(range(n), n)
+        t_meet = rng.choice(sp.templates["meet"])
+        t_pron = rng.choice(sp.templates["pronoun"])
+        t_ent = [rng.choice(sp.templates["entity_knowledge"]) for _ in range(n)]
+        t_bg = [rng.choice(sp.templates["background_knowledge"]) for _ in range(n)]
+
+        sentences: list[Sentence] = []
+        mentions: list[list[Mention]] = [[] for _ in range(n)]
+        for e in range(n):
+            toks, spans = fill(t_ent[e], {"entity": name_tokens[names[e]],
+                                          "occupation": occ_names[occ_rows[e]]})
+            mentions[e].append(_m(len(sentences), spans["entity"]))
+            sentences.append(Sentence("knowledge", "entity_knowledge", tuple(toks)))
+        if variant.background_in_text:
+            for e in bg_order:
+                toks, _ = fill(t_bg[e], {"occupation": occ_names[occ_rows[e]],
+                                         "situation": situations[occ_rows[e]]})
+                sentences.append(Sentence("knowledge", "background_knowledge", tuple(toks)))
+        inner = fill(res.mention_templates[n],
+                     {str(k): name_tokens[names[e]] for k, e in enumerate(meet_order)},
+                     sentence_start=False)
+        toks, spans = fill(t_meet, {"location": location.tokens, "mentions": inner})
+        for k, e in enumerate(meet_order):
+            mentions[e].append(_m(len(sentences), spans[str(k)]))
+        sentences.append(Sentence("task", "meet", tuple(toks)))
+        noise_text = None
+        if variant.noise and noise_idx is not None:
+            noise_tokens = res.noise[location.kind][noise_idx]
+            noise_text = _text(noise_tokens)
+            sentences.append(Sentence("task", "noise", noise_tokens))
+        toks, spans = fill(t_pron, {"pronoun": ((pron.form, PRONOUN_TAG),),
+                                    "be": ((pron.be, "VBD"),),
+                                    "situation": situations[occ_rows[answer]]})
+        pron_mention = _m(len(sentences), spans["pronoun"])
+        sentences.append(Sentence("task", "pronoun", tuple(toks)))
+
+        yield KitmusInstance(
+            id=f"kitmus/{variant.name}/subtask_{n}_ents/{split}:{index}",
+            variant=variant.name,
+            n_entities=n,
+            split=split,
+            index=index,
+            sentences=tuple(sentences),
+            entities=tuple(
+                Entity(names[e], _text(occ_names[occ_rows[e]]),
+                       _text(situations[occ_rows[e]]), tuple(mentions[e]))
+                for e in range(n)
+            ),
+            answer=answer,
+            pronoun=pron.form,
+            pronoun_be=pron.be,
+            pronoun_mention=pron_mention,
+            meet_order=meet_order,
+            location=_text(location.tokens),
+            location_kind=location.kind,
+            noise=noise_text,
+            noise_id=f"{location.kind}:{noise_idx}" if noise_text is not None else None,
+            templates={
+                "meet": (t_meet.template_id,),
+                "pronoun": (t_pron.template_id,),
+                "entity_knowledge": tuple(t.template_id for t in t_ent),
+                "background_knowledge": (tuple(t_bg[e].template_id for e in bg_order)
+                                         if variant.background_in_text else ()),
+            },
+        )

@@ -1,0 +1,34 @@
+"""Disjoint train/validation/test partitions of every resource pool, fixed by the seed.
+
+Each pool is shuffled with its own RNG, seeded by ``(seed, pool name)``, so the partition of one
+pool never depends on which other pools, variants or subtasks are generated. Pools with fewer
+than three items cannot be split and are shared by all splits; that is reported in stats.json.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TypeVar
+
+from refbench.tasks.kitmus.instance import SPLITS
+
+T = TypeVar("T")
+
+FRACTIONS = {"train": 0.45, "validation": 0.10, "test": 0.45}
+
+
+def partition(items: Sequence[T], *, seed: int, pool: str) -> tuple[dict[str, list[T]], bool]:
+    """Return ``({split: items}, shared)``; ``shared`` is True when the pool is too small."""
+    if len(items) < len(SPLITS):
+        return {s: list(items) for s in SPLITS}, True
+    order = list(range(len(items)))
+    random.Random(f"kitmus-split:{seed}:{pool}").shuffle(order)
+    k = len(items)
+    n_train = max(1, round(k * FRACTIONS["train"]))
+    n_val = max(1, round(k * FRACTIONS["validation"]))
+    if n_train + n_val >= k:
+        n_train = k - n_val - 1
+    cut = {"train": order[:n_train], "validation": order[n_train:n_train + n_val],
+           "test": order[n_train + n_val:]}
+    return {s: [items[i] for i in sorted(idx)] for s, idx in cut.items()}, False

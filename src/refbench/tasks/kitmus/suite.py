@@ -1,0 +1,291 @@
+"""Write a whole KITMUS suite: every job's files, stats.json and DATASHEET.md, atomically.
+
+Layout: ``DIR/<variant>/subtask_<n>_ents/<split>.jsonl`` (native) and
+``DIR/<variant>/subtask_<n>_ents/<view>/<split>.<ext>`` for the official views and formats.
+Everything is written into a temporary sibling folder that replaces ``DIR`` only when the whole
+suite is complete, so a failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+import refbench
+from refbench.core.errors import UsageError
+from refbench.core.io import (
+    LineWriter,
+    commit_output_dir,
+    discard_output_dir,
+    prepare_output_dir,
+    write_text_atomic,
+)
+from refbench.core.registry import KITMUS_FORMATS, KITMUS_VARIANTS
+from refbench.tasks.kitmus.generate import Pools, build_pools, check_job, generate_job
+from refbench.tasks.kitmus.instance import SPLITS, VIEWS, KitmusInstance
+from refbench.tasks.kitmus.native import dumps_instance
+from refbench.tasks.kitmus.resources import Resources
+from refbench.tasks.kitmus.variants import VARIANTS
+from refbench.tasks.kitmus.writers import (
+    GAP_HEADER,
+    write_conll,
+    write_gap,
+    write_jsonlines,
+    write_txt,
+)
+
+FORMAT_EXT = {"conll": "v4_gold_conll", "jsonlines": "jsonlines", "tsv": "tsv", "txt": "txt"}
+_WRITERS: dict[str, Callable[[KitmusInstance, str], str]] = {
+    "conll": write_conll, "jsonlines": write_jsonlines, "tsv": write_gap, "txt": write_txt,
+}
+DEFAULT_SIZES = {"train": 2000, "validation": 400, "test": 2000}
+ENTITY_COUNTS = (2, 3, 4)
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    variants: tuple[str, ...] = tuple(VARIANTS)
+    entities: tuple[int, ...] = ENTITY_COUNTS
+    splits: tuple[str, ...] = SPLITS
+    formats: tuple[str, ...] = ("conll", "jsonlines", "tsv", "txt", "jsonl")
+    sizes: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    seed: int = 42
+
+    def jobs(self) -> list[tuple[str, int, str]]:
+        return [(v, n, s) for v in self.variants for n in self.entities for s in self.splits]
+
+
+def make_config(
+    *,
+    variants: Sequence[str] | None = None,
+    entities: Sequence[int] | None = None,
+    splits: Sequence[str] | None = None,
+    formats: Sequence[str] | None = None,
+    sizes: dict[str, int] | None = None,
+    seed: int = 42,
+) -> SuiteConfig:
+    """Validate and canonicalise user selections (aliases, order, duplicates)."""
+    chosen_v = [KITMUS_VARIANTS.canonical(v) for v in (variants or list(VARIANTS))]
+    v_order = [v for v in VARIANTS if v in set(chosen_v)]
+    ents = sorted(set(entities or ENTITY_COUNTS))
+    for n in ents:
+        if n < 2:
+            raise UsageError(f"--entities {n}: instances need at least 2 entities")
+    sp = list(splits or SPLITS)
+    for s in sp:
+        if s not in SPLITS:
+            raise UsageError(f"unknown split {s!r}; choose from {', '.join(SPLITS)}")
+    sp = [s for s in SPLITS if s in sp]
+    fm = [KITMUS_FORMATS.canonical(f) for f in (formats or KITMUS_FORMATS.names())]
+    fm = [f for f in KITMUS_FORMATS.names() if f in set(fm)]
+    sz = dict(DEFAULT_SIZES)
+    for k, v in (sizes or {}).items():
+        if k not in SPLITS:
+            raise UsageError(f"unknown split {k!r} in --sizes; choose from {', '.join(SPLITS)}")
+        if v < 0:
+            raise UsageError(f"--sizes {k}={v}: sizes must be >= 0")
+        sz[k] = v
+    return SuiteConfig(tuple(v_order), tuple(ents), tuple(sp), tuple(fm), sz, seed)
+
+
+# --- one job ---------------------------------------------------------------------------------
+
+_STATE: dict[str, Any] = {}
+
+
+def _init_worker(res: Resources, pools: Pools, cfg: SuiteConfig, root: str) -> None:
+    _STATE.update(res=res, pools=pools, cfg=cfg, root=root)
+
+
+def _run_job(job: tuple[str, int, str]) -> dict[str, Any]:
+    res: Resources = _STATE["res"]
+    pools: Pools = _STATE["pools"]
+    cfg: SuiteConfig = _STATE["cfg"]
+    return write_job(res, pools, cfg, Path(_STATE["root"]), job)
+
+
+def write_job(res: Resources, pools: Pools, cfg: SuiteConfig, root: Path,
+              job: tuple[str, int, str]) -> dict[str, Any]:
+    variant, n, split = job
+    sub = root / variant / f"subtask_{n}_ents"
+    writers: list[tuple[LineWriter, Callable[[KitmusInstance, str], str], str]] = []
+    native: LineWriter | None = LineWriter(sub / f"{split}.jsonl") if "jsonl" in cfg.formats else None
+    for view in VIEWS:
+        for fmt in cfg.formats:
+            if fmt == "jsonl" or (fmt == "tsv" and (n != 2 or view == "knowledge-text-only")):
+                continue
+            w = LineWriter(sub / view / f"{split}.{FORMAT_EXT[fmt]}")
+            if fmt == "tsv":
+                w.write(GAP_HEADER)
+            writers.append((w, _WRITERS[fmt], view))
+    stats: dict[str, Any] = {
+        "variant": variant, "n_entities": n, "split": split, "instances": 0,
+        "pronouns": Counter(), "answer_meet_position": Counter(),
+        "answer_knowledge_position": Counter(), "with_noise": 0,
+        "pools": {"names": set(), "occupations": set(), "locations": set(),
+                  "templates": set(), "noise": set()},
+    }
+    for inst in generate_job(res, pools, VARIANTS[variant], n=n, split=split,
+                             size=cfg.sizes[split], seed=cfg.seed):
+        if native is not None:
+            native.write(dumps_instance(inst))
+        for w, fn, view in writers:
+            w.write(fn(inst, view))
+        _count(stats, inst)
+    if native is not None:
+        native.close()
+    for w, _, _ in writers:
+        w.close()
+    stats["pools"] = {k: sorted(v) for k, v in stats["pools"].items()}
+    for key in ("pronouns", "answer_meet_position", "answer_knowledge_position"):
+        stats[key] = dict(sorted(stats[key].items()))
+    return stats
+
+
+def _count(stats: dict[str, Any], inst: KitmusInstance) -> None:
+    stats["instances"] += 1
+    stats["pronouns"][inst.pronoun] += 1
+    stats["answer_meet_position"][inst.meet_order.index(inst.answer)] += 1
+    stats["answer_knowledge_position"][inst.answer] += 1
+    stats["with_noise"] += inst.noise is not None
+    pools = stats["pools"]
+    pools["names"].update(e.name for e in inst.entities)
+    pools["occupations"].update(e.occupation for e in inst.entities)
+    pools["locations"].add(inst.location)
+    for ids in inst.templates.values():
+        pools["templates"].update(ids)
+    if inst.noise_id is not None:
+        pools["noise"].add(inst.noise_id)
+
+
+# --- the suite -------------------------------------------------------------------------------
+
+def generate_suite(
+    res: Resources,
+    out: Path,
+    cfg: SuiteConfig,
+    *,
+    workers: int = 1,
+    overwrite: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Generate the configured suite into ``out``; return the stats written to stats.json."""
+    pools = build_pools(res, seed=cfg.seed)
+    jobs = cfg.jobs()
+    for variant, n, split in jobs:  # every input problem surfaces before anything is written
+        check_job(res, pools, VARIANTS[variant], n, split)
+    tmp = prepare_output_dir(out, overwrite=overwrite)
+    try:
+        total = sum(cfg.sizes[s] for _, _, s in jobs)
+        results: dict[tuple[str, int, str], dict[str, Any]] = {}
+        # Largest jobs first so that the workers finish together.
+        order = sorted(jobs, key=lambda j: -(cfg.sizes[j[2]] * (j[1] + 2)))
+        with tqdm(total=total, unit="inst", disable=not progress, desc="kitmus generate") as bar:
+            if workers <= 1:
+                for job in order:
+                    results[job] = write_job(res, pools, cfg, tmp, job)
+                    bar.update(cfg.sizes[job[2]])
+            else:
+                with ProcessPoolExecutor(
+                    max_workers=workers, mp_context=get_context("fork"),
+                    initializer=_init_worker, initargs=(res, pools, cfg, str(tmp)),
+                ) as ex:
+                    for job, stats in zip(order, ex.map(_run_job, order), strict=True):
+                        results[job] = stats
+                        bar.update(cfg.sizes[job[2]])
+        stats = summarize(res, pools, cfg, [results[j] for j in jobs])
+        write_text_atomic(tmp / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False)
+                          + "\n")
+        from refbench.tasks.kitmus.datasheet import render_datasheet
+
+        write_text_atomic(tmp / "DATASHEET.md", render_datasheet(stats))
+        os.chmod(tmp, 0o755)
+        commit_output_dir(tmp, out)
+    except BaseException:
+        discard_output_dir(tmp)
+        raise
+    return stats
+
+
+def regenerate_command(cfg: SuiteConfig, resources: str) -> str:
+    """The command line that regenerates exactly this suite (output path left to the user)."""
+    parts = ["refbench kitmus generate --out DIR", f"--seed {cfg.seed}"]
+    if resources != "builtin":
+        parts.append(f"--resources {resources}")
+    if cfg.variants != tuple(VARIANTS):
+        parts.append("--variants " + ",".join(cfg.variants))
+    if cfg.entities != ENTITY_COUNTS:
+        parts.append("--entities " + ",".join(map(str, cfg.entities)))
+    if cfg.splits != SPLITS:
+        parts.append("--splits " + ",".join(cfg.splits))
+    if cfg.sizes != DEFAULT_SIZES:
+        parts.append("--sizes " + ",".join(f"{k}={v}" for k, v in cfg.sizes.items()))
+    if cfg.formats != tuple(KITMUS_FORMATS.names()):
+        parts.append("--formats " + ",".join(cfg.formats))
+    return " ".join(parts)
+
+
+def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
+              job_stats: list[dict[str, Any]]) -> dict[str, Any]:
+    from refbench.tasks.kitmus.datasheet import root_overlap
+
+    by_split: dict[str, dict[str, set[str]]] = {}
+    per_job = []
+    pron_total: Counter[str] = Counter()
+    for st in job_stats:
+        for pool, items in st["pools"].items():
+            by_split.setdefault(st["split"], {}).setdefault(pool, set()).update(items)
+        pron_total.update(st["pronouns"])
+        per_job.append({k: v for k, v in st.items() if k != "pools"}
+                       | {"distinct": {k: len(v) for k, v in st["pools"].items()}})
+    overlaps = {}
+    present = [s for s in SPLITS if s in by_split]
+    for i, a in enumerate(present):
+        for b in present[i + 1:]:
+            overlaps[f"{a}/{b}"] = {
+                pool: len(by_split[a][pool] & by_split[b][pool]) for pool in by_split[a]
+            }
+    n_total = sum(st["instances"] for st in job_stats)
+    pairs = sorted({(VARIANTS[v].occupation_source, VARIANTS[v].situation_source)
+                    for v in cfg.variants})
+    source = "builtin" if Path(res.source) == _builtin() else Path(res.source).name
+    return {
+        "refbench_version": refbench.__version__,
+        "seed": cfg.seed,
+        "command": regenerate_command(cfg, source),
+        "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
+                   "splits": list(cfg.splits), "formats": list(cfg.formats),
+                   "sizes": cfg.sizes},
+        "resources": {"source": source,
+                      "fingerprint": res.fingerprint(), "files": dict(sorted(res.files.items())),
+                      "pool_sizes": {
+                          "names": len(res.names), "occupations": res.n_occupations,
+                          "locations": len(res.locations),
+                          "location_kinds": len({x.kind for x in res.locations}),
+                          "noise": sum(len(v) for v in res.noise.values()),
+                          "templates": {k: len(v) for k, v in res.templates.items()}},
+                      "shared_between_splits": pools.shared},
+        "instances": n_total,
+        "pronoun_distribution": {k: round(v / n_total, 4) if n_total else 0.0
+                                 for k, v in sorted(pron_total.items())},
+        "split_overlap": overlaps,
+        "split_overlap_ok": all(v == 0 for o in overlaps.values() for v in o.values()),
+        "occupation_situation_root_overlap": {
+            f"{o}-{s}": root_overlap(res, o, s) for o, s in pairs},
+        "jobs": per_job,
+    }
+
+
+def _builtin() -> Path:
+    from refbench.tasks.kitmus.resources import BUILTIN_DIR
+
+    return BUILTIN_DIR

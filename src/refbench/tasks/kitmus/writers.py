@@ -1,0 +1,106 @@
+"""Render one instance in one view as CoNLL-2012, e2e-coref jsonlines, GAP TSV or text.
+
+Each writer returns a string for one document; the suite writer streams them to disk. Columns
+of the CoNLL file are separated by single spaces (no fixed widths), so long document ids can
+never break the layout.
+"""
+
+from __future__ import annotations
+
+import json
+
+from refbench.formats.detok import detokenize
+from refbench.tasks.kitmus.instance import KitmusInstance
+
+GAP_HEADER = ("ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref"
+              "\tURL\n")
+
+
+def _clusters(inst: KitmusInstance, view: str) -> tuple[list[int], list[list[tuple[int, int, int]]]]:
+    """Sentences of the view and, per entity, its mentions as (view sentence, start, end)."""
+    sent_ids = inst.view_sentences(view)
+    local = {s: k for k, s in enumerate(sent_ids)}
+    clusters: list[list[tuple[int, int, int]]] = []
+    for e, ent in enumerate(inst.entities):
+        spans = [(local[m.sentence], m.start, m.end) for m in ent.mentions if m.sentence in local]
+        pm = inst.pronoun_mention
+        if e == inst.answer and pm.sentence in local:
+            spans.append((local[pm.sentence], pm.start, pm.end))
+        clusters.append(sorted(spans))
+    return sent_ids, clusters
+
+
+def write_conll(inst: KitmusInstance, view: str) -> str:
+    sent_ids, clusters = _clusters(inst, view)
+    marks: dict[tuple[int, int], list[str]] = {}
+    for cid, spans in enumerate(clusters, start=1):
+        for s, a, b in spans:
+            if a == b:
+                marks.setdefault((s, a), []).append(f"({cid})")
+            else:
+                marks.setdefault((s, a), []).append(f"({cid}")
+                marks.setdefault((s, b), []).append(f"{cid})")
+    doc = inst.id
+    lines = [f"#begin document ({doc}); part 000\n"]
+    for k, s in enumerate(sent_ids):
+        for i, (word, tag) in enumerate(inst.sentences[s].tokens):
+            m = marks.get((k, i))
+            coref = "|".join(m) if m else "-"
+            lines.append(f"{doc} 0 {i} {word} {tag} * - - - Speaker#1 * {coref}\n")
+        lines.append("\n")
+    lines.append("#end document\n")
+    return "".join(lines)
+
+
+def write_jsonlines(inst: KitmusInstance, view: str) -> str:
+    sent_ids, clusters = _clusters(inst, view)
+    starts = []
+    total = 0
+    sentences = []
+    for s in sent_ids:
+        words = [w for w, _ in inst.sentences[s].tokens]
+        starts.append(total)
+        total += len(words)
+        sentences.append(words)
+    doc_clusters = [[[starts[s] + a, starts[s] + b] for s, a, b in spans]
+                    for spans in clusters if spans]
+    obj = {
+        "doc_key": inst.id,
+        "sentences": sentences,
+        "speakers": [["Speaker#1"] * len(words) for words in sentences],
+        "clusters": doc_clusters,
+    }
+    return json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+def view_text(inst: KitmusInstance, view: str) -> tuple[str, dict[tuple[int, int], int]]:
+    """Detokenised text of a view and the character offset of each (sentence, token)."""
+    words: list[str] = []
+    keys: list[tuple[int, int]] = []
+    for s in inst.view_sentences(view):
+        for i, (w, _) in enumerate(inst.sentences[s].tokens):
+            words.append(w)
+            keys.append((s, i))
+    text, offsets = detokenize(words)
+    return text, dict(zip(keys, offsets, strict=True))
+
+
+def write_txt(inst: KitmusInstance, view: str) -> str:
+    text, _ = view_text(inst, view)
+    return f"{inst.id}\n{text}\n\n"
+
+
+def write_gap(inst: KitmusInstance, view: str) -> str:
+    """One GAP row: A and B are the first and second entity named in the meet sentence."""
+    if inst.n_entities != 2 or view == "knowledge-text-only":
+        raise ValueError("GAP rows exist only for 2-entity instances in views with the pronoun")
+    text, offsets = view_text(inst, view)
+    pm = inst.pronoun_mention
+    cols = [inst.id, text, inst.sentences[pm.sentence].tokens[pm.start][0],
+            str(offsets[(pm.sentence, pm.start)])]
+    for e in inst.meet_order:
+        m = inst.task_mention(e)
+        name = " ".join(w for w, _ in inst.sentences[m.sentence].tokens[m.start:m.end + 1])
+        cols += [name, str(offsets[(m.sentence, m.start)]), "TRUE" if e == inst.answer else "FALSE"]
+    cols.append("none")
+    return "\t".join(cols) + "\n"
