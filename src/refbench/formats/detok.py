@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-_NO_SPACE_BEFORE = frozenset({".", ",", ")", "/", "!", ";", "?", ":", "n't"})
+_NO_SPACE_BEFORE = frozenset({".", ",", ")", "/", "!", ";", "?", ":"})
 _NO_SPACE_AFTER = frozenset({"(", "/"})
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from refbench.formats.detok import detokenize
+from refbench.formats.gap_tsv import format_row
 from refbench.tasks.kitmus.instance import KitmusInstance
 
 GAP_HEADER = ("ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref"
@@ -103,4 +104,4 @@ def write_gap(inst: KitmusInstance, view: str) -> str:
         name = " ".join(w for w, _ in inst.sentences[m.sentence].tokens[m.start:m.end + 1])
         cols += [name, str(offsets[(m.sentence, m.start)]), "TRUE" if e == inst.answer else "FALSE"]
     cols.append("none")
-    return "\t".join(cols) + "\n"
+    return format_row(cols)

@@ -1,0 +1,89 @@
+"""GAP TSV reader (ID, Text, Pronoun, Pronoun-offset, A, A-offset, A-coref, B, ..., URL).
+
+Cells may be quoted as csv/pandas write them (the KITMUS release does so for texts with a
+double quote). Offsets are character offsets into Text; a row whose offsets do not point at the named strings
+is an error naming the file, line and id.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from refbench.core.errors import RefbenchError
+from refbench.core.io import read_lines
+
+GAP_COLUMNS = ("ID", "Text", "Pronoun", "Pronoun-offset", "A", "A-offset", "A-coref", "B",
+               "B-offset", "B-coref")
+
+
+def format_row(cells: Sequence[str]) -> str:
+    """One TSV line; cells holding a double quote are quoted as csv/pandas write them."""
+    out = []
+    for c in cells:
+        if '"' in c or "\t" in c or "\n" in c:
+            c = '"' + c.replace('"', '""') + '"'
+        out.append(c)
+    return "\t".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class GapRow:
+    id: str
+    text: str
+    pronoun: str
+    pronoun_offset: int
+    a: str
+    a_offset: int
+    a_coref: bool
+    b: str
+    b_offset: int
+    b_coref: bool
+    url: str
+    line: int
+
+
+def _bool(value: str, *, path: Path | str, line: int, column: str) -> bool:
+    v = value.strip().upper()
+    if v not in ("TRUE", "FALSE"):
+        raise RefbenchError(f"{column} must be TRUE or FALSE, found {value!r}", path=path,
+                            line=line)
+    return v == "TRUE"
+
+
+def read_gap(path: str | Path) -> Iterator[GapRow]:
+    header: list[str] | None = None
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        cells = next(csv.reader([line], delimiter="\t", quotechar='"'))
+        if header is None:
+            header = cells
+            missing = [c for c in GAP_COLUMNS if c not in header]
+            if missing:
+                raise RefbenchError(f"GAP header lacks {', '.join(missing)}", path=path,
+                                    line=number)
+            continue
+        if len(cells) != len(header):
+            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
+                                f"{len(cells)}", path=path, line=number)
+        row = dict(zip(header, cells, strict=True))
+        try:
+            offsets = [int(row[c]) for c in ("Pronoun-offset", "A-offset", "B-offset")]
+        except ValueError:
+            raise RefbenchError("offsets must be integers", path=path, line=number,
+                                item=row["ID"]) from None
+        text = row["Text"]
+        for name, off in zip(("Pronoun", "A", "B"), offsets, strict=True):
+            if text[off:off + len(row[name])] != row[name]:
+                raise RefbenchError(
+                    f"{name}-offset {off} does not point at {row[name]!r} in Text "
+                    f"(found {text[off:off + len(row[name])]!r})",
+                    path=path, line=number, item=row["ID"])
+        yield GapRow(row["ID"], text, row["Pronoun"], offsets[0], row["A"], offsets[1],
+                     _bool(row["A-coref"], path=path, line=number, column="A-coref"),
+                     row["B"], offsets[2],
+                     _bool(row["B-coref"], path=path, line=number, column="B-coref"),
+                     row.get("URL", ""), number)
