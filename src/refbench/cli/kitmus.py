@@ -35,8 +35,8 @@ def generate(
     formats: str | None = typer.Option(None, "--formats",
                                        help="conll,jsonlines,tsv,txt,jsonl (default: all)."),
     sizes: str | None = typer.Option(None, "--sizes",
-                                     help="Instances per split: train=2000,validation=400,test=2000 "
-                                          "or one number for all."),
+                                     help="Instances per split: train=2000,validation=400,"
+                                          "test=2000 or one number for all."),
     seed: int = typer.Option(42, "--seed", help="Random seed: same seed, same bytes."),
     workers: int = typer.Option(0, "--workers", help="Processes (0: one per CPU core)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out."),

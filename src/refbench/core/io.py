@@ -29,9 +29,9 @@ def open_text(path: str | Path, mode: str = "r") -> IO[str]:
     if mode not in ("r", "w"):
         raise ValueError(f"mode must be 'r' or 'w', not {mode!r}")
     if p.suffix == ".gz":
-        return gzip.open(p, mode + "t", encoding="utf-8", newline="")
+        return gzip.open(p, mode + "t", encoding="utf-8", newline="")  # type: ignore[return-value]
     if p.suffix == ".bz2":
-        return bz2.open(p, mode + "t", encoding="utf-8", newline="")
+        return bz2.open(p, mode + "t", encoding="utf-8", newline="")  # type: ignore[return-value]
     return open(p, mode, encoding="utf-8", newline="")
 
 
@@ -87,7 +87,7 @@ def _open_for_write(path: Path, *, compress: bool) -> IO[str]:
     if not compress:
         return open(path, "w", encoding="utf-8", newline="")
     # mtime=0 and no file name in the header: identical input gives identical bytes.
-    raw = gzip.GzipFile(filename="", mode="wb", fileobj=open(path, "wb"), mtime=0)
+    raw = gzip.GzipFile(filename="", mode="wb", fileobj=open(path, "wb"), mtime=0)  # noqa: SIM115
     return io.TextIOWrapper(raw, encoding="utf-8", newline="")
 
 
@@ -152,7 +152,7 @@ class LineWriter:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = io.open(path, "w", encoding="utf-8", newline="", buffering=1 << 20)
+        self._fh = open(path, "w", encoding="utf-8", newline="", buffering=1 << 20)  # noqa: SIM115
 
     def write(self, text: str) -> None:
         self._fh.write(text)

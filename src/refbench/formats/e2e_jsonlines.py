@@ -29,7 +29,9 @@ class JsonlinesDocument:
         return " ".join(self.words[span[0]:span[1] + 1])
 
 
-def _clusters(value: Any, *, path: Path | str, line: int, key: str, n_words: int) -> list[list[Span]]:
+def _clusters(
+    value: Any, *, path: Path | str, line: int, key: str, n_words: int
+) -> list[list[Span]]:
     if not isinstance(value, list):
         raise RefbenchError(f"'{key}' must be a list of clusters", path=path, line=line)
     out = []

@@ -1,8 +1,8 @@
 """GAP TSV reader (ID, Text, Pronoun, Pronoun-offset, A, A-offset, A-coref, B, ..., URL).
 
 Cells may be quoted as csv/pandas write them (the KITMUS release does so for texts with a
-double quote). Offsets are character offsets into Text; a row whose offsets do not point at the named strings
-is an error naming the file, line and id.
+double quote). Offsets are character offsets into Text; a row whose offsets do not point at the
+named strings is an error naming the file, line and id.
 """
 
 from __future__ import annotations

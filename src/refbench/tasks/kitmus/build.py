@@ -12,6 +12,7 @@ import csv
 import json
 import random
 import shutil
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,11 @@ def fix_gerunds(tokens: Tagged) -> Tagged:
     return tuple(out)
 
 
+def _root_checker(occupation: Tagged) -> Callable[[str], bool]:
+    words = [w for w, _ in occupation]
+    return lambda w: any(shares_root(w, o) for o in words)
+
+
 def _read_source_tsv(name: str) -> list[dict[str, str]]:
     with (SOURCES / name).open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -144,10 +150,9 @@ def build_resources(out: Path, *, seed: int = 0, overwrite: bool = False) -> dic
     ly = generate_words(lm, random.Random(f"{seed}:ly"), suffix="ly", n=n, is_real=is_real,
                         min_len=6, max_len=11, exclude=set(occ_fict) | set(ing))
     sit_char = [((a, "VBG"), (b, "RB")) for a, b in zip(ing, ly, strict=True)]
-    occ_words = [[w for w, _ in occ] for occ in occ_real]
     sit_word = word_shuffle_situations(
         sit_real, random.Random(f"{seed}:wordfict"),
-        forbidden=[(lambda w, ow=ow: any(shares_root(w, o) for o in ow)) for ow in occ_words],
+        forbidden=[_root_checker(occ) for occ in occ_real],
     )
 
     tmp = prepare_output_dir(out, overwrite=overwrite)

@@ -175,7 +175,9 @@ def load_native(directory: str | Path) -> Resources:
         rel = f"noise/{kind}.txt"
         p = need(rel)
         noise[kind] = tuple(
-            parse_tagged(line, path=p, line=number) for number, line in read_lines(p) if line.strip()
+            parse_tagged(line, path=p, line=number)
+            for number, line in read_lines(p)
+            if line.strip()
         )
 
     pron_path = need("pronouns.tsv")

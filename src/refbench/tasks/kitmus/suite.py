@@ -118,7 +118,7 @@ def write_job(res: Resources, pools: Pools, cfg: SuiteConfig, root: Path,
     variant, n, split = job
     sub = root / variant / f"subtask_{n}_ents"
     writers: list[tuple[LineWriter, Callable[[KitmusInstance, str], str], str]] = []
-    native: LineWriter | None = LineWriter(sub / f"{split}.jsonl") if "jsonl" in cfg.formats else None
+    native = LineWriter(sub / f"{split}.jsonl") if "jsonl" in cfg.formats else None
     for view in VIEWS:
         for fmt in cfg.formats:
             if fmt == "jsonl" or (fmt == "tsv" and (n != 2 or view == "knowledge-text-only")):

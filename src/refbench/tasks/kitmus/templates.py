@@ -140,7 +140,7 @@ def fill(
                 spans[name] = (start + s, start + e)
             tokens.extend(inner_tokens)
         else:
-            tokens.extend(value)  # type: ignore[arg-type]
+            tokens.extend(value)
         spans[part] = (start, len(tokens))
     for i in article_at:
         if i + 1 >= len(tokens):

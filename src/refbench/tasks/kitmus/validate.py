@@ -27,6 +27,7 @@ from refbench.tasks.kitmus.native import read_native
 PRONOUNS = frozenset({"he", "she", "they", "ey", "ze", "xe", "it"})
 _SUBTASK = re.compile(r"^subtask_(\d+)_ents$")
 Z_LIMIT = 4.0  # answer-position shares further than this many standard errors are flagged
+MIN_FOR_BALANCE = 50  # fewer instances than this: shares are reported, not tested
 
 
 def _key(doc_id: str) -> str:
@@ -224,10 +225,13 @@ def _check_balance(col: _Collector) -> dict[str, Any]:
     flagged = 0
     for name, counts in sorted(col.positions.items()):
         total = sum(counts.values())
-        k = max(counts) + 1
+        match = _SUBTASK.match(name.split("/")[1])
+        k = int(match.group(1)) if match else max(counts) + 1
         p = 1 / k
         se = math.sqrt(p * (1 - p) / total)
         positions[name] = {str(i): round(counts[i] / total, 4) for i in range(k)}
+        if total < MIN_FOR_BALANCE:
+            continue
         for i in range(k):
             z = abs(counts[i] / total - p) / se
             if z > Z_LIMIT:

@@ -17,11 +17,14 @@ GAP_HEADER = ("ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-off
               "\tURL\n")
 
 
-def _clusters(inst: KitmusInstance, view: str) -> tuple[list[int], list[list[tuple[int, int, int]]]]:
+Span3 = tuple[int, int, int]
+
+
+def _clusters(inst: KitmusInstance, view: str) -> tuple[list[int], list[list[Span3]]]:
     """Sentences of the view and, per entity, its mentions as (view sentence, start, end)."""
     sent_ids = inst.view_sentences(view)
     local = {s: k for k, s in enumerate(sent_ids)}
-    clusters: list[list[tuple[int, int, int]]] = []
+    clusters: list[list[Span3]] = []
     for e, ent in enumerate(inst.entities):
         spans = [(local[m.sentence], m.start, m.end) for m in ent.mentions if m.sentence in local]
         pm = inst.pronoun_mention

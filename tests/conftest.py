@@ -1,0 +1,31 @@
+"""Shared fixtures: paths to ../shared (optional) and a CLI runner that uses the real entry point."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+OFFICIAL = SHARED / "data" / "kitmus-official"
+
+
+def needs_shared(path: Path) -> pytest.MarkDecorator:
+    return pytest.mark.skipif(not path.exists(), reason=f"{path} not present")
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    return subprocess.run(
+        [sys.executable, "-c", "from refbench.cli import main; main()", *args],
+        capture_output=True, text=True, cwd=cwd, env=env, check=False,
+    )
+
+
+@pytest.fixture
+def cli():  # type: ignore[no-untyped-def]
+    return run_cli
