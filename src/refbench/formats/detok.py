@@ -21,9 +21,7 @@ def detokenize(words: Sequence[str]) -> tuple[str, list[int]]:
     glue_next = True
     quote_open = False
     for word in words:
-        space = not glue_next
-        if word in _NO_SPACE_BEFORE or word.startswith("'"):
-            space = False
+        space = not glue_next and word not in _NO_SPACE_BEFORE and word[:1] != "'"
         if word == '"':
             if quote_open:
                 space = False

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from refbench.core.types import Mention
 
@@ -46,6 +47,8 @@ class KitmusInstance:
     noise: str | None
     noise_id: str | None
     templates: dict[str, tuple[str, ...]]
+    # Derived values (e.g. a view's detokenised text) computed once and shared by the writers.
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def view_sentences(self, view: str) -> list[int]:
         """Indices of the sentences shown in a view."""

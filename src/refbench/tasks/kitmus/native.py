@@ -19,8 +19,9 @@ from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence
 
 
 def _text(inst: KitmusInstance, part: str) -> str:
-    words = [w for s in inst.sentences if s.part == part for w, _ in s.tokens]
-    return detokenize(words)[0]
+    from refbench.tasks.kitmus.writers import view_text
+
+    return view_text(inst, "knowledge-text-only" if part == "knowledge" else "task-text-only")[0]
 
 
 def instance_to_json(inst: KitmusInstance) -> dict[str, Any]:

@@ -79,6 +79,9 @@ def write_jsonlines(inst: KitmusInstance, view: str) -> str:
 
 def view_text(inst: KitmusInstance, view: str) -> tuple[str, dict[tuple[int, int], int]]:
     """Detokenised text of a view and the character offset of each (sentence, token)."""
+    key = f"text:{view}"
+    if key in inst.cache:
+        return inst.cache[key]  # type: ignore[no-any-return]
     words: list[str] = []
     keys: list[tuple[int, int]] = []
     for s in inst.view_sentences(view):
@@ -86,7 +89,8 @@ def view_text(inst: KitmusInstance, view: str) -> tuple[str, dict[tuple[int, int
             words.append(w)
             keys.append((s, i))
     text, offsets = detokenize(words)
-    return text, dict(zip(keys, offsets, strict=True))
+    inst.cache[key] = result = (text, dict(zip(keys, offsets, strict=True)))
+    return result
 
 
 def write_txt(inst: KitmusInstance, view: str) -> str:
