@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to ../shared (optional) and a CLI runner that uses the real entry point."""
+"""Shared fixtures: paths to ../shared (optional) and a CLI runner using the real entry point."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def test_conll_errors_name_the_line(tmp_path: Path, text: str, message: str, lin
 def test_gap_offsets_are_checked(tmp_path: Path) -> None:
     header = "ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref\tURL\n"
     p = tmp_path / "g.tsv"
-    p.write_text(header + "x1\tAb and Cd met. She left.\tShe\t15\tAb\t0\tTRUE\tCd\t7\tFALSE\tnone\n")
+    p.write_text(header + "x1\tAb and Cd met. She left.\tShe\t15\tAb\t0\tTRUE\tCd\t7\tFALSE\tn\n")
     (row,) = read_gap(p)
     assert (row.a, row.b_offset, row.a_coref) == ("Ab", 7, True)
     p.write_text(header + "x1\tAb and Cd met. She left.\tShe\t14\tAb\t0\tTRUE\tCd\t7\tFALSE\tn\n")

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import filecmp
 import json
 from pathlib import Path
 
 import pytest
+from scripts.regen_golden import GOLDEN, tiny_config
 
 from refbench.core.errors import RefbenchError
 from refbench.tasks.kitmus.generate import build_pools, generate_job
 from refbench.tasks.kitmus.resources import load_resources
 from refbench.tasks.kitmus.suite import generate_suite, make_config
 from refbench.tasks.kitmus.variants import VARIANTS
-from scripts.regen_golden import GOLDEN, tiny_config
 
 RES = load_resources()
 

@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from scripts.regen_golden import GOLDEN
 
 from refbench.tasks.kitmus.validate import validate_suite
-from scripts.regen_golden import GOLDEN
 from tests.conftest import OFFICIAL, needs_shared, run_cli
 
 
