@@ -150,3 +150,27 @@ def test_unknown_variant_suggests() -> None:
     with pytest.raises(RefbenchError) as info:
         make_config(variants=["background-inference-real-charfic"])
     assert "Did you mean background-inference-real-charfict" in info.value.message
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(RefbenchError) as info:
+        generate_suite(RES, blocker / "suite", tiny_config(), progress=False)
+    assert info.value.exit_code == 2 and "cannot write here" in info.value.message
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[3] / "shared").exists(),
+                    reason="../shared not present")
+def test_official_resources_generate(tmp_path: Path) -> None:
+    from tests.conftest import OFFICIAL
+
+    res = load_resources(OFFICIAL / "resources")
+    cfg = make_config(variants=["background-inference-charfict-wordfict"], entities=[2],
+                      sizes={"train": 3, "validation": 3, "test": 3}, seed=42)
+    stats = generate_suite(res, tmp_path / "s", cfg, progress=False)
+    assert stats["instances"] == 9
+    # The official pools have one entity- and one background-knowledge template: shared, and said.
+    assert set(stats["resources"]["shared_between_splits"]) >= {
+        "templates:entity_knowledge", "templates:background_knowledge"}
+    assert stats["split_overlap"]["train/test"]["names"] == 0

@@ -77,7 +77,7 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
     cfg = stats["config"]
     table = Table(title=f"KITMUS suite in {out} ({stats['instances']} instances, "
                         f"{elapsed:.1f} s)")
-    table.add_column("variant")
+    table.add_column("variant", no_wrap=True)
     for n in cfg["entities"]:
         table.add_column(f"{n} entities", justify="right")
     rows: dict[str, dict[int, int]] = {}
