@@ -46,7 +46,7 @@ def test_conll_multi_token_and_stacked_mentions(tmp_path: Path) -> None:
     [
         (conll("a (1", "b -"), "cluster(s) 1 opened but never closed", 5),
         (conll("a 1)"), "cluster 1 closed but not open", 2),
-        (conll("a -", end=False), "was not closed by #end document", None),
+        (conll("a -", end=False), "was not closed by #end document", 2),
         ("#begin document (d1); part 000\nd1 0 0 a NN -\n#end document\n",
          "expected at least 12 columns, found 6", 2),
         (conll("a (x)"), "bad coreference field", 2),

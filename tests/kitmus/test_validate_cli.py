@@ -74,7 +74,7 @@ def test_generate_with_malformed_resources_exits_2(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "command",
     [[], ["ls"], ["kitmus"], ["kitmus", "generate"], ["kitmus", "validate"],
-     ["kitmus", "build-resources"]],
+     ["kitmus", "build-resources"], ["evaluate"], ["convert"], ["report"]],
 )
 def test_every_help_has_an_example(command: list[str]) -> None:
     result = run_cli(*command, "--help")

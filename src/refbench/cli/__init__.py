@@ -1,26 +1,36 @@
-"""The ``refbench`` command line: parses arguments and calls library functions, nothing more."""
+"""The ``refbench`` command line: parses arguments and calls library functions, nothing more.
+
+Built on Click; each command module imports its heavy dependencies only when it runs, so
+start-up stays short (scoring a file is dominated by reading it, not by imports).
+"""
 
 from __future__ import annotations
 
 import sys
 
-import typer
+import click
 
+from refbench import __version__
+from refbench.cli import convert as convert_cli
+from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import kitmus as kitmus_cli
-from refbench.cli.common import EXAMPLES_EPILOG, run_guarded
+from refbench.cli import report as report_cli
+from refbench.cli.common import CONTEXT, run_guarded
 from refbench.cli.ls import ls
 
-app = typer.Typer(
-    name="refbench",
-    help="Knowledge-intensive reference resolution: generate, load, run and score benchmarks.",
-    epilog=EXAMPLES_EPILOG,
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
-app.command("ls", epilog="Example: refbench ls variants")(ls)
-app.add_typer(kitmus_cli.app, name="kitmus")
+
+@click.group(context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench kitmus "
+             "generate --out suite  |  refbench evaluate --task kitmus --gold G --pred P")
+@click.version_option(__version__, prog_name="refbench")
+def app() -> None:
+    """Knowledge-intensive reference resolution: generate, load, run and score benchmarks."""
+
+
+app.add_command(ls)
+app.add_command(kitmus_cli.kitmus)
+app.add_command(evaluate_cli.evaluate)
+app.add_command(convert_cli.convert_cmd)
+app.add_command(report_cli.report)
 
 
 def main() -> None:

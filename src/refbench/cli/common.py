@@ -5,22 +5,20 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-import typer
+import click
 
 from refbench.core.errors import RefbenchError, UsageError
 
-EXAMPLES_EPILOG = (
-    "Examples: refbench ls; refbench kitmus generate --out suite; "
-    "refbench kitmus validate suite"
-)
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def run_guarded(app: Callable[..., Any]) -> int:
-    """Run the Typer app; expected failures print one numbered line and give exit code 2."""
+    """Run the Click app; expected failures print one numbered line and give exit code 2."""
     try:
-        app()  # standalone mode: usage errors exit 2, --help exits 0, via SystemExit
+        app(standalone_mode=True)  # usage errors exit 2 and --help exits 0, via SystemExit
     except RefbenchError as exc:
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
@@ -71,4 +69,7 @@ def parse_sizes(value: str | None) -> dict[str, int] | None:
 
 
 def print_json(obj: Any) -> None:
-    typer.echo(json.dumps(obj, ensure_ascii=False, sort_keys=False))
+    click.echo(json.dumps(obj, ensure_ascii=False))
+
+
+PATH = click.Path(path_type=Path)

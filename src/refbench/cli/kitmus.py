@@ -7,42 +7,40 @@ import time
 from pathlib import Path
 from typing import Any
 
-import typer
+import click
 
-from refbench.cli.common import parse_ints, parse_sizes, print_json, split_list
-
-app = typer.Typer(
-    help="KITMUS: generate, validate and rebuild the knowledge-integration test suite.",
-    no_args_is_help=True,
-    epilog="Example: refbench kitmus generate --out suite --sizes test=200 --variants "
-           "background-pretrain",
-)
+from refbench.cli.common import CONTEXT, PATH, parse_ints, parse_sizes, print_json, split_list
 
 
-@app.command(epilog="Examples: refbench kitmus generate --out suite  |  refbench kitmus generate "
-                    "--out small --entities 2 --splits test --sizes test=50 --formats jsonl,conll "
-                    "|  refbench kitmus generate --out official --resources "
-                    "../shared/data/kitmus-official/resources")
-def generate(
-    out: Path = typer.Option(Path("kitmus-suite"), "--out", help="Output folder."),
-    resources: Path | None = typer.Option(
-        None, "--resources",
-        help="Resource folder (refbench or official KITMUS layout). Default: built-in pools."),
-    variants: str | None = typer.Option(None, "--variants",
-                                        help="Comma-separated variant names (see refbench ls)."),
-    entities: str | None = typer.Option(None, "--entities", help="Subtasks, e.g. 2,3,4."),
-    splits: str | None = typer.Option(None, "--splits", help="train,validation,test"),
-    formats: str | None = typer.Option(None, "--formats",
-                                       help="conll,jsonlines,tsv,txt,jsonl (default: all)."),
-    sizes: str | None = typer.Option(None, "--sizes",
-                                     help="Instances per split: train=2000,validation=400,"
-                                          "test=2000 or one number for all."),
-    seed: int = typer.Option(42, "--seed", help="Random seed: same seed, same bytes."),
-    workers: int = typer.Option(0, "--workers", help="Processes (0: one per CPU core)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out."),
-    as_json: bool = typer.Option(False, "--json", help="Print stats.json instead of a summary."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
-) -> None:
+@click.group(context_settings=CONTEXT, epilog="Example: refbench kitmus generate --out suite "
+             "--sizes test=200 --variants background-pretrain")
+def kitmus() -> None:
+    """KITMUS: generate, validate and rebuild the knowledge-integration test suite."""
+
+
+@kitmus.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench kitmus generate --out suite  |  refbench kitmus generate --out small "
+    "--entities 2 --splits test --sizes test=50 --formats jsonl,conll  |  refbench kitmus "
+    "generate --out official --resources ../shared/data/kitmus-official/resources"))
+@click.option("--out", type=PATH, default=Path("kitmus-suite"), show_default=True,
+              help="Output folder.")
+@click.option("--resources", type=PATH, default=None,
+              help="Resource folder (refbench or official KITMUS layout). Default: built-in.")
+@click.option("--variants", help="Comma-separated variant names (see refbench ls variants).")
+@click.option("--entities", help="Subtasks, e.g. 2,3,4.")
+@click.option("--splits", help="train,validation,test")
+@click.option("--formats", help="conll,jsonlines,tsv,txt,jsonl (default: all).")
+@click.option("--sizes", help="Instances per split: train=2000,validation=400,test=2000, or one "
+                              "number for all.")
+@click.option("--seed", type=int, default=42, show_default=True,
+              help="Random seed: same seed, same bytes.")
+@click.option("--workers", type=int, default=0, help="Processes (0: one per CPU core).")
+@click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print stats.json instead of a summary.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def generate(out: Path, resources: Path | None, variants: str | None, entities: str | None,
+             splits: str | None, formats: str | None, sizes: str | None, seed: int,
+             workers: int, overwrite: bool, as_json: bool, quiet: bool) -> None:
     """Generate the KITMUS suite: 8 variants x 2/3/4 entities x train/validation/test.
 
     Writes every official view and format plus refbench's native JSONL, DATASHEET.md and
@@ -96,44 +94,45 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
     console.print(f"datasheet: {out / 'DATASHEET.md'}")
 
 
-@app.command(epilog="Examples: refbench kitmus validate kitmus-suite  |  refbench kitmus validate "
-                    "../shared/data/kitmus-official/released --json")
-def validate(
-    directory: Path = typer.Argument(..., help="A suite folder (refbench's or the official)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    max_shown: int = typer.Option(20, "--max-shown", help="Violations listed in the summary."),
-) -> None:
-    """Re-check a generated suite: split overlaps, answer balance, and every format and view
-    agreeing on every answer. Exit code 1 when violations are found.
+@kitmus.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench kitmus validate kitmus-suite  |  refbench kitmus validate "
+    "../shared/data/kitmus-official/released --json"))
+@click.argument("directory", type=PATH)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--max-shown", type=int, default=20, show_default=True,
+              help="Violations listed in the summary.")
+def validate(directory: Path, as_json: bool, max_shown: int) -> None:
+    """Re-check a generated suite (refbench's or the official release): split overlaps, answer
+    balance, and every format and view agreeing on every answer. Exit code 1 on violations.
     """
     from refbench.tasks.kitmus.validate import validate_suite
 
-    report = validate_suite(directory)
+    report = validate_suite(directory, progress=not as_json)
     if as_json:
         print_json(report)
     else:
-        typer.echo(f"checked {report['files']} files, {report['instances']} instances in "
+        click.echo(f"checked {report['files']} files, {report['instances']} instances in "
                    f"{report['subtasks']} subtasks")
         for name, result in report["checks"].items():
-            typer.echo(f"  {name:28s} {result}")
+            click.echo(f"  {name:28s} {result}")
         for v in report["violations"][:max_shown]:
-            typer.echo(f"  VIOLATION {v}")
+            click.echo(f"  VIOLATION {v}")
         extra = len(report["violations"]) - max_shown
         if extra > 0:
-            typer.echo(f"  ... and {extra} more (use --json)")
-        typer.echo("OK" if report["ok"] else f"{len(report['violations'])} violation(s)")
+            click.echo(f"  ... and {extra} more (use --json)")
+        click.echo("OK" if report["ok"] else f"{len(report['violations'])} violation(s)")
     if not report["ok"]:
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
 
-@app.command("build-resources",
-             epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
-def build_resources_cmd(
-    out: Path = typer.Option(..., "--out", help="Folder for the resource files."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the fictional-word generators."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out."),
-    as_json: bool = typer.Option(False, "--json", help="Print the build report as JSON."),
-) -> None:
+@kitmus.command("build-resources", context_settings=CONTEXT,
+                epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
+@click.option("--out", type=PATH, required=True, help="Folder for the resource files.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the fictional-word generators.")
+@click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
+def build_resources_cmd(out: Path, seed: int, overwrite: bool, as_json: bool) -> None:
     """Rebuild the built-in resource pools from their sources, reproducibly.
 
     Census surnames minus first names (package `names`), POS-tagged occupations, locations and
@@ -148,4 +147,4 @@ def build_resources_cmd(
         print_json(report)
     else:
         for key, value in report.items():
-            typer.echo(f"{key}: {value}")
+            click.echo(f"{key}: {value}")

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import typer
+import click
 
-from refbench.cli.common import print_json
+from refbench.cli.common import CONTEXT, print_json
 from refbench.core.registry import ALL
 
 
-def ls(
-    kind: str = typer.Argument(None, help=f"One of: {', '.join(ALL)}. Omit to list all."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-) -> None:
-    """List registered variants, formats and resource layouts.
-
-    Example: refbench ls variants
-    """
+@click.command("ls", context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench ls "
+               "variants  |  refbench ls tasks --json")
+@click.argument("kind", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def ls(kind: str | None, as_json: bool) -> None:
+    """List what is registered: variants, formats, resource layouts, tasks, metrics,
+    prediction formats. KIND limits the listing to one registry."""
     from refbench.core.errors import UsageError
 
     if kind is not None and kind not in ALL:
@@ -26,8 +25,8 @@ def ls(
                     for k, reg in chosen.items()})
         return
     for k, reg in chosen.items():
-        typer.echo(f"{k}:")
+        click.echo(f"{k}:")
         for e in reg.entries():
-            typer.echo(f"  {e.name:42s} {e.summary}")
+            click.echo(f"  {e.name:42s} {e.summary}")
         for alias, target in reg.aliases().items():
-            typer.echo(f"  {alias:42s} alias of {target}")
+            click.echo(f"  {alias:42s} alias of {target}")

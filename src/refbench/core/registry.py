@@ -128,7 +128,48 @@ RESOURCE_LAYOUTS = Registry(
     ],
 )
 
+TASKS = Registry(
+    "task",
+    [
+        Entry("kitmus", "refbench.tasks.kitmus.evaluate:evaluate_files",
+              "KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices, intervals"),
+        Entry("gap", "refbench.tasks.gap.score:score_gap",
+              "GAP: the official gap_scorer metrics, plus singular they and neopronouns"),
+    ],
+)
+
+METRICS = Registry(
+    "metric",
+    [
+        Entry("kitmus.antecedent_f1", "refbench.tasks.kitmus.evaluate:score",
+              "micro P/R/F1 over candidate-pronoun link decisions (task text)"),
+        Entry("kitmus.pronoun_accuracy", "refbench.tasks.kitmus.evaluate:score",
+              "instance correct iff the linked set is exactly the correct candidate"),
+        Entry("kitmus.task_specific_accuracy", "refbench.tasks.kitmus.evaluate:score",
+              "KnowRef: correct / (correct + incorrect), with the decision breakdown"),
+        Entry("gap.f1", "refbench.tasks.gap.score:score_gap",
+              "GAP P/R/F1 overall, masculine, feminine; bias F/M"),
+    ],
+)
+
+PREDICTION_FORMATS = Registry(
+    "prediction format",
+    [
+        Entry("jsonlines", "refbench.tasks.kitmus.predictions:read_predictions",
+              "e2e-coref output (predicted_clusters, else clusters)"),
+        Entry("conll", "refbench.tasks.kitmus.predictions:read_predictions",
+              "CoNLL-2012 with a predicted coreference column"),
+        Entry("gap", "refbench.tasks.kitmus.predictions:read_predictions",
+              "GAP TSV: 11 or 9 columns with header, or the scorer's 3 columns without"),
+        Entry("answers", "refbench.tasks.kitmus.predictions:read_predictions",
+              "refbench answers JSONL: {id, answer: index or name, scores}"),
+    ],
+)
+
 ALL = {
+    "tasks": TASKS,
+    "metrics": METRICS,
+    "prediction-formats": PREDICTION_FORMATS,
     "variants": KITMUS_VARIANTS,
     "formats": KITMUS_FORMATS,
     "resource-layouts": RESOURCE_LAYOUTS,

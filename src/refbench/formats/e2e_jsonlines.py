@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,3 +65,20 @@ def read_jsonlines(path: str | Path) -> Iterator[JsonlinesDocument]:
                                key="predicted_clusters", n_words=n_words)
                      if "predicted_clusters" in obj else None)
         yield JsonlinesDocument(str(obj["doc_key"]), sentences, clusters, predicted, line)
+
+
+def format_jsonlines(doc_key: str, sentences: Sequence[Sequence[str]],
+                     clusters: Sequence[Sequence[tuple[int, int, int]]]) -> str:
+    """One e2e-coref line; clusters given as (sentence, start, end) become document spans."""
+    starts, total = [], 0
+    for words in sentences:
+        starts.append(total)
+        total += len(words)
+    obj = {
+        "doc_key": doc_key,
+        "sentences": [list(words) for words in sentences],
+        "speakers": [["Speaker#1"] * len(words) for words in sentences],
+        "clusters": [[[starts[s] + a, starts[s] + b] for s, a, b in spans]
+                     for spans in clusters if spans],
+    }
+    return json.dumps(obj, ensure_ascii=False) + "\n"

@@ -123,20 +123,25 @@ def read_native(path: str | Path) -> Iterator[KitmusInstance]:
 
 
 def to_choice(inst: KitmusInstance) -> ChoiceInstance:
-    """The instance as a choice between its entities (full text as context)."""
+    """The instance as a choice between its entities, full text as context.
+
+    Candidates are in task-text order (the order the meet sentence names them), the order the
+    scorer uses, so an answer index means the same thing everywhere.
+    """
     words: list[str] = []
     for s in inst.sentences:
         words.extend(w for w, _ in s.tokens)
+    order = list(inst.meet_order)
     return ChoiceInstance(
         id=inst.id,
         task="kitmus",
         context=detokenize(words)[0],
         expression=inst.sentences[inst.pronoun_mention.sentence].tokens[
             inst.pronoun_mention.start][0],
-        candidates=tuple(Candidate(e.name, e.mentions) for e in inst.entities),
-        gold=inst.answer,
+        candidates=tuple(Candidate(inst.entities[e].name, inst.entities[e].mentions)
+                         for e in order),
+        gold=order.index(inst.answer),
         expression_mention=inst.pronoun_mention,
         metadata={"variant": inst.variant, "n_entities": inst.n_entities, "split": inst.split,
-                  "pronoun": inst.pronoun,
-                  "answer_position": inst.meet_order.index(inst.answer)},
+                  "pronoun": inst.pronoun},
     )

@@ -7,9 +7,9 @@ never break the layout.
 
 from __future__ import annotations
 
-import json
-
+from refbench.formats.conll2012 import format_conll
 from refbench.formats.detok import detokenize
+from refbench.formats.e2e_jsonlines import format_jsonlines
 from refbench.formats.gap_tsv import format_row
 from refbench.tasks.kitmus.instance import KitmusInstance
 
@@ -20,7 +20,7 @@ GAP_HEADER = ("ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-off
 Span3 = tuple[int, int, int]
 
 
-def _clusters(inst: KitmusInstance, view: str) -> tuple[list[int], list[list[Span3]]]:
+def view_clusters(inst: KitmusInstance, view: str) -> tuple[list[int], list[list[Span3]]]:
     """Sentences of the view and, per entity, its mentions as (view sentence, start, end)."""
     sent_ids = inst.view_sentences(view)
     local = {s: k for k, s in enumerate(sent_ids)}
@@ -35,46 +35,14 @@ def _clusters(inst: KitmusInstance, view: str) -> tuple[list[int], list[list[Spa
 
 
 def write_conll(inst: KitmusInstance, view: str) -> str:
-    sent_ids, clusters = _clusters(inst, view)
-    marks: dict[tuple[int, int], list[str]] = {}
-    for cid, spans in enumerate(clusters, start=1):
-        for s, a, b in spans:
-            if a == b:
-                marks.setdefault((s, a), []).append(f"({cid})")
-            else:
-                marks.setdefault((s, a), []).append(f"({cid}")
-                marks.setdefault((s, b), []).append(f"{cid})")
-    doc = inst.id
-    lines = [f"#begin document ({doc}); part 000\n"]
-    for k, s in enumerate(sent_ids):
-        for i, (word, tag) in enumerate(inst.sentences[s].tokens):
-            m = marks.get((k, i))
-            coref = "|".join(m) if m else "-"
-            lines.append(f"{doc} 0 {i} {word} {tag} * - - - Speaker#1 * {coref}\n")
-        lines.append("\n")
-    lines.append("#end document\n")
-    return "".join(lines)
+    sent_ids, clusters = view_clusters(inst, view)
+    return format_conll(inst.id, [inst.sentences[s].tokens for s in sent_ids], clusters)
 
 
 def write_jsonlines(inst: KitmusInstance, view: str) -> str:
-    sent_ids, clusters = _clusters(inst, view)
-    starts = []
-    total = 0
-    sentences = []
-    for s in sent_ids:
-        words = [w for w, _ in inst.sentences[s].tokens]
-        starts.append(total)
-        total += len(words)
-        sentences.append(words)
-    doc_clusters = [[[starts[s] + a, starts[s] + b] for s, a, b in spans]
-                    for spans in clusters if spans]
-    obj = {
-        "doc_key": inst.id,
-        "sentences": sentences,
-        "speakers": [["Speaker#1"] * len(words) for words in sentences],
-        "clusters": doc_clusters,
-    }
-    return json.dumps(obj, ensure_ascii=False) + "\n"
+    sent_ids, clusters = view_clusters(inst, view)
+    return format_jsonlines(inst.id, [[w for w, _ in inst.sentences[s].tokens] for s in sent_ids],
+                            clusters)
 
 
 def view_text(inst: KitmusInstance, view: str) -> tuple[str, dict[tuple[int, int], int]]:

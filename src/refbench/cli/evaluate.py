@@ -1,0 +1,123 @@
+"""``refbench evaluate``: score predictions against gold, for one file, several runs or a suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.core.errors import UsageError
+
+EXAMPLE = (
+    "Examples: refbench evaluate --task kitmus --gold test.v4_gold_conll --pred c2f.jsonlines  |  "
+    "refbench evaluate --task kitmus --gold test.jsonl --pred run1.jsonl run2.jsonl --json  |  "
+    "refbench evaluate --task kitmus --gold kitmus-suite --pred preds/c2f preds/grep  |  "
+    "refbench evaluate --task gap --gold gap-test.tsv --pred system.tsv"
+)
+
+
+@click.command(context_settings=CONTEXT, epilog=EXAMPLE)
+@click.option("--task", required=True, help="kitmus or gap (see refbench ls tasks).")
+@click.option("--gold", type=PATH, required=True, help="Gold file, or a suite folder (KITMUS).")
+@click.option("--pred", type=PATH, required=True, multiple=True,
+              help="Prediction file; more files may follow (runs). In suite mode, one folder "
+                   "per system.")
+@click.argument("more", nargs=-1, type=PATH)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--out", type=PATH, default=None, help="Write the result JSON with provenance.")
+@click.option("--system", default=None, help="System name in tables.")
+@click.option("--split", default="test", show_default=True, help="Split scored in suite mode.")
+@click.option("--bootstrap", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples (0: none).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
+             as_json: bool, out: Path | None, system: str | None, split: str, bootstrap: int,
+             seed: int) -> None:
+    """Score predictions: KITMUS antecedent P/R/F1, pronoun accuracy, KnowRef decisions, slices by
+    pronoun and answer position, seeded bootstrap 95% intervals and the random baseline; or the
+    GAP scorer's metrics. Missing predictions count as wrong and are reported.
+    """
+    from refbench.core.registry import TASKS
+
+    task = TASKS.canonical(task)
+    preds = [*pred, *more]
+    result: dict[str, Any]
+    if task == "gap":
+        from refbench.tasks.gap.score import score_gap, scorecard
+
+        if len(preds) != 1:
+            raise UsageError("--task gap scores one system file at a time")
+        result = score_gap(gold, preds[0])
+        text = scorecard(result)
+    elif gold.is_dir():
+        from refbench.tasks.kitmus.suite_eval import evaluate_suite
+
+        result = evaluate_suite(gold, [str(p) for p in preds], split=split,
+                                bootstrap=min(bootstrap, 200), seed=seed)
+        text = _suite_text(result)
+    else:
+        from refbench.tasks.kitmus.evaluate import evaluate_files
+
+        result = evaluate_files(gold, preds, bootstrap=bootstrap, seed=seed, system=system)
+        text = _kitmus_text(result)
+    if out is not None:
+        _write_result(result, out, gold=gold, preds=preds)
+    for w in result.get("warnings", []):
+        click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(text)
+
+
+def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[Path]) -> None:
+    import json
+
+    from refbench.core.io import write_text_atomic
+    from refbench.core.provenance import provenance
+
+    inputs = {"gold": [str(gold)] if gold.is_file() else [],
+              "pred": [str(p) for p in preds if p.is_file()]}
+    result["provenance"] = provenance(inputs)
+    write_text_atomic(out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+
+
+def _kitmus_text(r: dict[str, Any]) -> str:
+    lines = []
+    runs = r.get("n_runs", 1)
+
+    def std(m: str) -> str:
+        return f" ± {r[m + '_std']:.3f}" if runs > 1 else ""
+
+    lines.append(f"Antecedent F1 is {r['antecedent_f1']:.3f}{std('antecedent_f1')} with precision "
+                 f"{r['antecedent_precision']:.3f}{std('antecedent_precision')} and recall "
+                 f"{r['antecedent_recall']:.3f}{std('antecedent_recall')}.")
+    lines.append(f"Pronoun accuracy is {r['pronoun_accuracy']:.3f}{std('pronoun_accuracy')}.")
+    if runs > 1:
+        lines.append(f"({runs} runs: mean ± sample standard deviation)")
+    else:
+        ci = r["ci95"]
+        lo, hi = ci["pronoun_accuracy"]
+        lines.append(f"  95% bootstrap interval: [{lo:.3f}, {hi:.3f}] ({ci['resamples']} "
+                     f"resamples, seed {ci['seed']})")
+        d = r["decisions"]
+        tsa = r["task_specific_accuracy"]
+        lines.append(f"Decisions: correct {d['correct']}, incorrect {d['incorrect']}, several "
+                     f"antecedents {d['multiple']}, no decision {d['none']}; task-specific "
+                     f"accuracy {'-' if tsa is None else f'{tsa:.3f}'}")
+        for name, group in r["slices"].items():
+            parts = [f"{k} {v['pronoun_accuracy']:.3f} (n={v['n']})" for k, v in group.items()]
+            lines.append(f"By {name.replace('_', ' ')}: " + ", ".join(parts))
+    lines.append(f"Random baseline: {r['random_baseline']['pronoun_accuracy']:.3f}. Instances: "
+                 f"{r['n']}, missing predictions: {r['n_missing']}.")
+    return "\n".join(lines)
+
+
+def _suite_text(r: dict[str, Any]) -> str:
+    from refbench.report.tables import kitmus_cells, kitmus_grid, render
+
+    cells, random = kitmus_cells([r], "pronoun_accuracy")
+    header, rows = kitmus_grid(cells, random)
+    return render(header, rows, "md", title=f"Pronoun accuracy, {r['split']} split")

@@ -1,0 +1,60 @@
+"""``refbench report``: paper-style tables and plots from result files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from refbench.cli.common import CONTEXT, PATH
+
+EXAMPLE = ("Examples: refbench report results/*.json --format latex  |  refbench report "
+           "suite-results.json --format md --plot accuracy.png")
+
+
+@click.command(context_settings=CONTEXT, epilog=EXAMPLE)
+@click.argument("results", type=PATH, nargs=-1, required=True)
+@click.option("--format", "fmt", default="md", show_default=True, help="md, latex, html or csv.")
+@click.option("--metric", default="pronoun_accuracy", show_default=True,
+              help="KITMUS metric in the cells (e.g. antecedent_f1).")
+@click.option("--plot", type=PATH, default=None, help="Also draw accuracy vs entities (PNG).")
+@click.option("--out", type=PATH, default=None, help="Write the table here instead of stdout.")
+def report(results: tuple[Path, ...], fmt: str, metric: str, plot: Path | None,
+           out: Path | None) -> None:
+    """Render result files (refbench evaluate --out) as a table: systems x variant x 2/3/4
+    entities with a random-baseline row for KITMUS, one row per file for other tasks; optionally
+    plot accuracy against the number of entities per variant.
+    """
+    from refbench.core.errors import UsageError
+    from refbench.core.io import write_text_atomic
+    from refbench.report.tables import (
+        FORMATS,
+        generic_grid,
+        kitmus_cells,
+        kitmus_grid,
+        load_results,
+        render,
+    )
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    data = load_results(results)
+    cells, random = kitmus_cells(data, metric)
+    if cells:
+        header, rows = kitmus_grid(cells, random)
+        title = metric.replace("_", " ")
+    else:
+        header, rows = generic_grid(data)
+        title = "results"
+    table = render(header, rows, fmt, title=title)
+    if out is not None:
+        write_text_atomic(out, table)
+    else:
+        click.echo(table, nl=False)
+    if plot is not None:
+        if not cells:
+            raise UsageError("--plot needs KITMUS results")
+        from refbench.report.plots import plot_entities
+
+        plot_entities(cells, random, plot, metric=title)
+        click.echo(f"plot: {plot}", err=True)

@@ -1,0 +1,1 @@
+"""Metrics as small objects with additive counts, and bootstrap intervals."""

@@ -1,0 +1,1 @@
+"""Paper-style tables and plots from result files."""

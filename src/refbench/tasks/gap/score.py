@@ -1,0 +1,124 @@
+"""The metrics of the official ``gap_scorer.py``, on Python 3, with extra pronoun slices.
+
+Per example, Name A and Name B are two binary decisions scored against the gold A-coref and
+B-coref. A missing system row counts as a false negative for both names (whatever the gold), a
+label that is not TRUE/FALSE counts as missing, and a repeated system id keeps its first row, as
+in the official scorer. Slices: overall, masculine (he/his/him), feminine (she/her/hers), and,
+where the official scorer stops with an error, singular they and neopronouns. Bias is
+F1(feminine) / F1(masculine). Figures are fractions in [0, 1] (the official scorecard prints
+percentages; the text output here does too).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.io import read_lines
+from refbench.formats.gap_tsv import read_gap
+from refbench.metrics.prf import PRF
+
+MASCULINE = frozenset({"he", "his", "him", "himself"})
+FEMININE = frozenset({"she", "her", "hers", "herself"})
+THEY = frozenset({"they", "them", "their", "theirs", "themself", "themselves"})
+
+
+def gender_of(pronoun: str) -> str:
+    p = pronoun.lower()
+    return ("masculine" if p in MASCULINE else "feminine" if p in FEMININE
+            else "they" if p in THEY else "neopronoun")
+
+
+def _label(value: str) -> bool | None:
+    v = value.strip().lower()
+    return True if v == "true" else False if v == "false" else None
+
+
+def read_system(path: str | Path) -> tuple[dict[str, tuple[bool | None, bool | None]], list[str]]:
+    """System rows by id: the 3-column headerless file, or any file with a GAP header."""
+    rows: dict[str, tuple[bool | None, bool | None]] = {}
+    warnings: list[str] = []
+    header: list[str] | None = None
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        cells = next(csv.reader([line], delimiter="\t", quotechar='"'))
+        if header is None:
+            if "ID" in cells and "A-coref" in cells and "B-coref" in cells:
+                header = cells
+                continue
+            header = ["ID", "A-coref", "B-coref"]
+        if len(cells) < len(header):
+            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
+                                f"{len(cells)}", path=path, line=number)
+        row = dict(zip(header, cells, strict=False))
+        if row["ID"] in rows:
+            warnings.append(f"{path}:{number}: multiple annotations for {row['ID']}; first kept")
+            continue
+        a, b = _label(row["A-coref"]), _label(row["B-coref"])
+        if a is None or b is None:
+            warnings.append(f"{path}:{number}: unexpected label in {row['ID']}; counted as missing")
+        rows[row["ID"]] = (a, b)
+    return rows, warnings
+
+
+def score_gap(gold_path: str | Path, system_path: str | Path) -> dict[str, Any]:
+    gold = list(read_gap(gold_path))
+    if not gold:
+        raise RefbenchError("no gold annotations read", path=gold_path)
+    system, warnings = read_system(system_path)
+    if not system:
+        raise RefbenchError("no system annotations read", path=system_path)
+    scores: dict[str, PRF] = defaultdict(PRF)
+    missing = 0
+    gold_ids = set()
+    for row in gold:
+        gold_ids.add(row.id)
+        sys_a, sys_b = system.get(row.id, (None, None))
+        if row.id not in system:
+            missing += 1
+        for slice_name in ("overall", gender_of(row.pronoun)):
+            prf = scores[slice_name]
+            for g, s in ((row.a_coref, sys_a), (row.b_coref, sys_b)):
+                if s is None:
+                    prf.fn += 1
+                else:
+                    prf.add(g, s)
+    out: dict[str, Any] = {"task": "gap", "gold": str(gold_path), "pred": str(system_path),
+                           "n": len(gold), "n_missing": missing,
+                           "n_extra": len(set(system) - gold_ids)}
+    for name in ("overall", "masculine", "feminine", "they", "neopronoun"):
+        prf = scores.get(name, PRF())
+        prefix = "" if name == "overall" else f"{name}_"
+        out[f"{prefix}precision"] = prf.precision
+        out[f"{prefix}recall"] = prf.recall
+        out[f"{prefix}f1"] = prf.f1
+        out[f"{prefix}counts"] = {"tp": prf.tp, "fp": prf.fp, "fn": prf.fn, "tn": prf.tn}
+        out[f"{prefix}n"] = (prf.tp + prf.fp + prf.fn + prf.tn) // 2
+    f_m, f_f = out["masculine_f1"], out["feminine_f1"]
+    out["f1_masculine"], out["f1_feminine"] = f_m, f_f
+    out["bias"] = f_f / f_m if f_m and f_f else None
+    if missing:
+        warnings.append(f"{missing} gold examples have no system row: false negatives")
+    out["warnings"] = warnings
+    return out
+
+
+def scorecard(result: dict[str, Any]) -> str:
+    """The official scorecard layout (percentages), plus the extra slices when present."""
+    lines = []
+    for name, label in (("", "Overall"), ("masculine_", "Masculine"), ("feminine_", "Feminine"),
+                        ("they_", "Singular they"), ("neopronoun_", "Neopronouns")):
+        if name in ("they_", "neopronoun_") and not result[f"{name}n"]:
+            continue
+        c = result[f"{name}counts"]
+        lines.append(f"{label} recall: {100 * result[f'{name}recall']:.1f} precision: "
+                     f"{100 * result[f'{name}precision']:.1f} f1: {100 * result[f'{name}f1']:.1f}")
+        lines.append(f"\t\ttp {c['tp']:d}\tfp {c['fp']:d}")
+        lines.append(f"\t\tfn {c['fn']:d}\ttn {c['tn']:d}")
+    bias = result["bias"]
+    lines.append(f"Bias (F/M): {bias:.2f}" if bias is not None else "Bias (F/M): -")
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""KITMUS gold for scoring: the pronoun, the candidate antecedents and the answer per instance.
+
+Everything comes from the data's structure, never from the file path: the task text starts at
+the first sentence that mentions two or more entities (the meet sentence), candidates are the
+entity mentions of the task text in textual order, and the answer is the candidate whose cluster
+holds the pronoun. Gold may be CoNLL-2012 (refbench's or the official release), refbench's native
+JSONL, or a GAP TSV; plain or gzipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from refbench.core.errors import RefbenchError
+from refbench.formats.conll2012 import ConllDocument, read_conll
+from refbench.formats.detok import detokenize
+from refbench.formats.gap_tsv import read_gap
+from refbench.tasks.kitmus.instance import VIEWS
+from refbench.tasks.kitmus.native import read_native
+
+Span = tuple[int, int]  # document-level token span, end inclusive
+PRONOUN_WORDS = frozenset({"he", "she", "they", "ey", "ze", "xe", "him", "her", "his", "them",
+                           "their", "em", "eir", "zir", "hir"})
+_ID = re.compile(r"kitmus/(?P<variant>[^/]+)/subtask_(?P<n>\d+)_ents/(?:[^/]+/)?(?P<split>[\w-]+):")
+
+
+def instance_key(doc_id: str) -> str:
+    """The id with any view segment removed, so every view of an instance shares one key."""
+    for view in VIEWS:
+        doc_id = doc_id.replace(f"/{view}/", "/")
+    return doc_id
+
+
+def pronoun_group(form: str) -> str:
+    f = form.lower()
+    if f in ("he", "him", "his", "himself"):
+        return "he"
+    if f in ("she", "her", "hers", "herself"):
+        return "she"
+    if f in ("they", "them", "their", "theirs", "themself", "themselves"):
+        return "they"
+    return "neopronoun"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    span: Span | None  # token span (token-level gold)
+    offset: int | None = None  # character offset (GAP gold)
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    """One instance. Token-level gold (CoNLL, native) has ``words`` and spans; GAP gold has
+    character offsets and ``text`` only. Character offsets of token-level gold are derived on
+    first use (only GAP-format predictions need them)."""
+
+    key: str
+    doc_id: str
+    pronoun_form: str
+    pronoun_span: Span | None
+    candidates: tuple[Candidate, ...]  # in textual order: index = answer position
+    answer: int
+    words: tuple[str, ...] | None = None
+    gap_text: str | None = None
+    gap_pronoun_offset: int | None = None
+
+    @cached_property
+    def _detok(self) -> tuple[str, list[int]] | None:
+        return detokenize(self.words) if self.words is not None else None
+
+    @property
+    def text(self) -> str | None:
+        return self._detok[0] if self._detok is not None else self.gap_text
+
+    @property
+    def pronoun_offset(self) -> int | None:
+        if self._detok is not None and self.pronoun_span is not None:
+            return self._detok[1][self.pronoun_span[0]]
+        return self.gap_pronoun_offset
+
+    def candidate_offset(self, k: int) -> int | None:
+        cand = self.candidates[k]
+        if self._detok is not None and cand.span is not None:
+            return self._detok[1][cand.span[0]]
+        return cand.offset
+
+    @property
+    def variant(self) -> str | None:
+        m = _ID.search(self.doc_id)
+        return m.group("variant") if m else None
+
+
+def gold_from_conll_doc(doc: ConllDocument, *, path: Path | str) -> GoldItem:
+    starts: list[int] = []
+    words: list[str] = []
+    total = 0
+    for sent in doc.sentences:
+        starts.append(total)
+        words.extend(w for w, _ in sent)
+        total += len(sent)
+    by_sentence: dict[int, set[int]] = {}
+    for cid, mentions in doc.clusters.items():
+        for m in mentions:
+            by_sentence.setdefault(m.sentence, set()).add(cid)
+    task_start = next((s for s in sorted(by_sentence) if len(by_sentence[s]) >= 2), None)
+    if task_start is None:
+        raise RefbenchError("no sentence mentions two entities: cannot find the task text",
+                            path=path, item=doc.doc_id)
+    pronouns: list[tuple[Span, int, str]] = []
+    cands: list[tuple[Span, int, str]] = []
+    for cid, mentions in doc.clusters.items():
+        for m in mentions:
+            if m.sentence < task_start:
+                continue
+            span = (starts[m.sentence] + m.start, starts[m.sentence] + m.end)
+            tokens = doc.sentences[m.sentence][m.start:m.end + 1]
+            is_pron = len(tokens) == 1 and (tokens[0][1] == "PRP"
+                                            or tokens[0][0].lower() in PRONOUN_WORDS)
+            (pronouns if is_pron else cands).append((span, cid, doc.words(m)))
+    if len(pronouns) != 1:
+        raise RefbenchError(f"expected exactly one annotated pronoun in the task text, found "
+                            f"{len(pronouns)}", path=path, item=doc.doc_id)
+    (p_span, p_cid, p_form) = pronouns[0]
+    cands.sort()
+    answers = [i for i, (_, cid, _) in enumerate(cands) if cid == p_cid]
+    if len(answers) != 1:
+        raise RefbenchError(f"the pronoun's cluster holds {len(answers)} candidate mentions in the "
+                            "task text; expected exactly one", path=path, item=doc.doc_id)
+    return GoldItem(
+        key=instance_key(doc.doc_id), doc_id=doc.doc_id, pronoun_form=p_form,
+        pronoun_span=p_span, candidates=tuple(Candidate(name, span) for span, _, name in cands),
+        answer=answers[0], words=tuple(words),
+    )
+
+
+def read_gold(path: str | Path) -> Iterator[GoldItem]:
+    """Gold items from CoNLL-2012, native JSONL or GAP TSV (chosen by content, not by name)."""
+    p = Path(path)
+    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    if name.endswith((".v4_gold_conll", ".conll", "_conll")):
+        for doc in read_conll(p):
+            yield gold_from_conll_doc(doc, path=p)
+    elif name.endswith(".jsonl"):
+        for inst in read_native(p):
+            words = [w for s in inst.sentences for w, _ in s.tokens]
+            starts = []
+            total = 0
+            for s in inst.sentences:
+                starts.append(total)
+                total += len(s.tokens)
+            order = sorted(range(inst.n_entities), key=lambda e: inst.task_mention(e))
+            cands = []
+            for e in order:
+                m = inst.task_mention(e)
+                span = (starts[m.sentence] + m.start, starts[m.sentence] + m.end)
+                cands.append(Candidate(inst.entities[e].name, span))
+            pm = inst.pronoun_mention
+            p_span = (starts[pm.sentence] + pm.start, starts[pm.sentence] + pm.end)
+            yield GoldItem(instance_key(inst.id), inst.id, words[p_span[0]], p_span,
+                           tuple(cands), order.index(inst.answer), tuple(words))
+    elif name.endswith(".tsv"):
+        for row in read_gap(p):
+            if row.a_coref == row.b_coref:
+                raise RefbenchError("a KITMUS gold row needs exactly one of A-coref and B-coref "
+                                    "TRUE", path=p, line=row.line, item=row.id)
+            pair = sorted([(row.a_offset, row.a, row.a_coref), (row.b_offset, row.b, row.b_coref)])
+            yield GoldItem(instance_key(row.id), row.id, row.pronoun, None,
+                           tuple(Candidate(n, None, o) for o, n, _ in pair),
+                           0 if pair[0][2] else 1, None, row.text, row.pronoun_offset)
+    else:
+        raise RefbenchError("unknown gold format: expected .v4_gold_conll, .conll, .jsonl or "
+                            ".tsv (optionally .gz)", path=p)

@@ -1,0 +1,233 @@
+"""System outputs as KITMUS predictions: which candidates each system links to the pronoun.
+
+Accepted: e2e-coref ``.jsonlines`` (``predicted_clusters`` when present, else ``clusters``),
+CoNLL-2012 with a predicted coreference column, GAP-format TSV (the 11-column file, the
+9-column file without Text, or the GAP scorer's 3-column ``ID A-coref B-coref`` file without a
+header), and refbench answers JSONL (``{"id", "answer": index or name, "scores": [...]}``).
+Candidate ``k`` is linked when a predicted cluster holds both its task-text mention and the
+pronoun (exact token spans), as in the official evaluator.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.io import read_jsonl, read_lines
+from refbench.formats.conll2012 import read_conll
+from refbench.formats.e2e_jsonlines import read_jsonlines
+from refbench.tasks.kitmus.gold import GoldItem, Span, instance_key
+
+
+@dataclass(frozen=True)
+class ClusterPred:
+    clusters: tuple[frozenset[Span], ...]
+    words: tuple[str, ...] | None
+    where: str
+
+
+@dataclass(frozen=True)
+class GapPred:
+    a_coref: bool | None
+    b_coref: bool | None
+    a_offset: int | None = None
+    b_offset: int | None = None
+    pronoun_offset: int | None = None
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerPred:
+    answer: int | str | None
+    scores: tuple[float, ...] | None
+    where: str
+
+
+Prediction = ClusterPred | GapPred | AnswerPred
+
+
+@dataclass
+class PredictionFile:
+    path: str
+    kind: str
+    items: dict[str, Prediction]
+    warnings: list[str]
+
+
+def _bool(value: str) -> bool | None:
+    v = value.strip().lower()
+    return True if v == "true" else False if v == "false" else None
+
+
+def _read_jsonlines_preds(path: Path) -> PredictionFile:
+    items: dict[str, Prediction] = {}
+    both = same = 0
+    for doc in read_jsonlines(path):
+        clusters = doc.predicted_clusters if doc.predicted_clusters is not None else doc.clusters
+        if doc.predicted_clusters is not None and doc.clusters:
+            both += 1
+            same += _canon(doc.predicted_clusters) == _canon(doc.clusters)
+        items[instance_key(doc.doc_key)] = ClusterPred(
+            tuple(frozenset(c) for c in clusters), tuple(doc.words), f"{path}:{doc.line}")
+    warnings = []
+    if both and same == both:
+        warnings.append(f"{path}: 'predicted_clusters' equal 'clusters' in all {both} documents: "
+                        "these look like gold clusters, not predictions")
+    elif both:
+        warnings.append(f"{path}: both 'clusters' and 'predicted_clusters' present; scored "
+                        "'predicted_clusters' (the official evaluator would score 'clusters')")
+    return PredictionFile(str(path), "jsonlines", items, warnings)
+
+
+def _canon(clusters: list[list[Span]]) -> frozenset[frozenset[Span]]:
+    return frozenset(frozenset(c) for c in clusters)
+
+
+def _read_conll_preds(path: Path) -> PredictionFile:
+    items: dict[str, Prediction] = {}
+    for doc in read_conll(path, min_columns=6):
+        starts, total = [], 0
+        for sent in doc.sentences:
+            starts.append(total)
+            total += len(sent)
+        clusters = tuple(
+            frozenset((starts[m.sentence] + m.start, starts[m.sentence] + m.end) for m in ms)
+            for ms in doc.clusters.values())
+        words = tuple(w for s in doc.sentences for w, _ in s)
+        items[instance_key(doc.doc_id)] = ClusterPred(clusters, words,
+                                                      f"{path}:{doc.first_line}")
+    return PredictionFile(str(path), "conll", items, [])
+
+
+def _read_gap_preds(path: Path) -> PredictionFile:
+    items: dict[str, Prediction] = {}
+    warnings: list[str] = []
+    header: list[str] | None = None
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        cells = next(csv.reader([line], delimiter="\t", quotechar='"'))
+        if header is None:
+            if "ID" in cells and "A-coref" in cells:
+                header = cells
+                continue
+            header = ["ID", "A-coref", "B-coref"]  # the GAP scorer's system file: no header
+        if len(cells) != len(header):
+            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
+                                f"{len(cells)}", path=path, line=number)
+        row = dict(zip(header, cells, strict=True))
+        key = instance_key(row["ID"])
+        if key in items:
+            warnings.append(f"{path}:{number}: second row for {row['ID']} ignored")
+            continue
+        try:
+            offsets = [int(row[c]) if c in row else None
+                       for c in ("A-offset", "B-offset", "Pronoun-offset")]
+        except ValueError:
+            raise RefbenchError("offsets must be integers", path=path, line=number,
+                                item=row["ID"]) from None
+        a, b = _bool(row["A-coref"]), _bool(row["B-coref"])
+        if a is None or b is None:
+            warnings.append(f"{path}:{number}: {row['ID']}: labels {row['A-coref']!r}/"
+                            f"{row['B-coref']!r} are not TRUE/FALSE; counted as no link")
+        if "Text" in row and "A" in row and offsets[0] is not None:
+            text = row["Text"]
+            for col, off in (("A", offsets[0]), ("B", offsets[1]), ("Pronoun", offsets[2])):
+                if off is not None and text[off:off + len(row[col])] != row[col]:
+                    raise RefbenchError(f"{col}-offset {off} does not point at {row[col]!r} in "
+                                        "Text", path=path, line=number, item=row["ID"])
+        items[key] = GapPred(a, b, offsets[0], offsets[1], offsets[2], f"{path}:{number}")
+    return PredictionFile(str(path), "gap", items, warnings)
+
+
+def _read_answers(path: Path) -> PredictionFile:
+    items: dict[str, Prediction] = {}
+    for number, obj in read_jsonl(path):
+        if "id" not in obj or "answer" not in obj:
+            raise RefbenchError("an answer line needs 'id' and 'answer'", path=path, line=number)
+        answer = obj["answer"]
+        if answer is not None and not isinstance(answer, int | str):
+            raise RefbenchError("'answer' must be a candidate index, a name or null", path=path,
+                                line=number, item=str(obj["id"]))
+        scores = obj.get("scores")
+        items[instance_key(str(obj["id"]))] = AnswerPred(
+            answer, tuple(float(x) for x in scores) if isinstance(scores, list) else None,
+            f"{path}:{number}")
+    return PredictionFile(str(path), "answers", items, [])
+
+
+def read_predictions(path: str | Path) -> PredictionFile:
+    p = Path(path)
+    if not p.is_file():
+        raise RefbenchError("prediction file not found", path=p)
+    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    if name.endswith(".jsonlines"):
+        return _read_jsonlines_preds(p)
+    if name.endswith((".v4_gold_conll", ".conll", "_conll")):
+        return _read_conll_preds(p)
+    if name.endswith(".tsv"):
+        return _read_gap_preds(p)
+    if name.endswith(".jsonl"):
+        return _read_answers(p)
+    raise RefbenchError("unknown prediction format: expected .jsonlines, .conll, .tsv or .jsonl "
+                        "(answers), optionally .gz", path=p)
+
+
+def points_elsewhere(gold: GoldItem, pred: Prediction) -> bool:
+    """A GAP prediction whose pronoun offset is not the gold pronoun's (e.g. another view)."""
+    return (isinstance(pred, GapPred) and pred.pronoun_offset is not None
+            and gold.pronoun_offset is not None and pred.pronoun_offset != gold.pronoun_offset)
+
+
+def linked_candidates(gold: GoldItem, pred: Prediction) -> set[int]:
+    """Indices of the gold candidates that the prediction links to the pronoun."""
+    if isinstance(pred, ClusterPred):
+        if gold.words is None or gold.pronoun_span is None:
+            raise RefbenchError("cluster predictions need token-level gold (CoNLL or native "
+                                "JSONL), not a GAP TSV", item=gold.doc_id)
+        if pred.words is not None and pred.words != gold.words:
+            first = next((i for i, (a, b) in enumerate(zip(pred.words, gold.words, strict=False))
+                          if a != b), min(len(pred.words), len(gold.words)))
+            raise RefbenchError(
+                f"predictions are tokenised differently from the gold (first difference at token "
+                f"{first}; {len(pred.words)} vs {len(gold.words)} tokens)", path=pred.where,
+                item=gold.doc_id)
+        out = set()
+        for k, cand in enumerate(gold.candidates):
+            if any(cand.span in c and gold.pronoun_span in c for c in pred.clusters):
+                out.add(k)
+        return out
+    if isinstance(pred, GapPred):
+        links = [(pred.a_coref, pred.a_offset, 0), (pred.b_coref, pred.b_offset, 1)]
+        if points_elsewhere(gold, pred):
+            return set()  # a different pronoun: no link to the gold pronoun
+        out = set()
+        for flag, offset, default in links:
+            if not flag:
+                continue
+            if offset is None:
+                if len(gold.candidates) != 2:
+                    raise RefbenchError("a 3-column GAP prediction needs 2-entity gold",
+                                        path=pred.where, item=gold.doc_id)
+                out.add(default)
+            else:
+                out.update(k for k in range(len(gold.candidates))
+                           if gold.candidate_offset(k) == offset)
+        return out
+    answer: Any = pred.answer
+    if answer is None:
+        return set()
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        if not 0 <= answer < len(gold.candidates):
+            raise RefbenchError(f"answer {answer} is not a candidate index (0..."
+                                f"{len(gold.candidates) - 1})", path=pred.where, item=gold.doc_id)
+        return {answer}
+    matches = {k for k, c in enumerate(gold.candidates) if c.name == answer}
+    if not matches:
+        raise RefbenchError(f"answer {answer!r} names no candidate (candidates: "
+                            f"{', '.join(c.name for c in gold.candidates)})", path=pred.where,
+                            item=gold.doc_id)
+    return matches
