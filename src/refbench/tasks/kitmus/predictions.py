@@ -3,7 +3,8 @@
 Accepted: e2e-coref ``.jsonlines`` (``predicted_clusters`` when present, else ``clusters``),
 CoNLL-2012 with a predicted coreference column, GAP-format TSV (the 11-column file, the
 9-column file without Text, or the GAP scorer's 3-column ``ID A-coref B-coref`` file without a
-header), and refbench answers JSONL (``{"id", "answer": index or name, "scores": [...]}``).
+header), and refbench answers JSONL (``{"id", "answer": index or name, "scores": [...]}``;
+an index counts candidates in task-text order; a native KITMUS instance file also works).
 Candidate ``k`` is linked when a predicted cluster holds both its task-text mention and the
 pronoun (exact token spans), as in the official evaluator.
 """
@@ -149,6 +150,14 @@ def _read_answers(path: Path) -> PredictionFile:
         if "id" not in obj or "answer" not in obj:
             raise RefbenchError("an answer line needs 'id' and 'answer'", path=path, line=number)
         answer = obj["answer"]
+        if isinstance(obj.get("entities"), list) and isinstance(answer, int):
+            # A native KITMUS instance: its answer indexes entities in knowledge-text order,
+            # not candidates in task-text order, so it is read as the entity's name.
+            try:
+                answer = str(obj["entities"][answer]["name"])
+            except (IndexError, KeyError, TypeError):
+                raise RefbenchError("native instance: 'answer' is not an entity index",
+                                    path=path, line=number, item=str(obj["id"])) from None
         if answer is not None and not isinstance(answer, int | str):
             raise RefbenchError("'answer' must be a candidate index, a name or null", path=path,
                                 line=number, item=str(obj["id"]))
