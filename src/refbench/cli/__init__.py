@@ -15,6 +15,7 @@ from refbench.cli import convert as convert_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import kitmus as kitmus_cli
 from refbench.cli import report as report_cli
+from refbench.cli import run as run_cli
 from refbench.cli.common import CONTEXT, run_guarded
 from refbench.cli.ls import ls
 
@@ -31,6 +32,9 @@ app.add_command(kitmus_cli.kitmus)
 app.add_command(evaluate_cli.evaluate)
 app.add_command(convert_cli.convert_cmd)
 app.add_command(report_cli.report)
+app.add_command(run_cli.run_cmd)
+app.add_command(run_cli.train_cmd)
+app.add_command(run_cli.results)
 
 
 def main() -> None:

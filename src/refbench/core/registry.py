@@ -135,6 +135,37 @@ TASKS = Registry(
               "KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices, intervals"),
         Entry("gap", "refbench.tasks.gap.score:score_gap",
               "GAP: the official gap_scorer metrics, plus singular they and neopronouns"),
+        Entry("knowref", "refbench.tasks.knowref.read:read_knowref_json",
+              "KnowRef: knowref_test.json (bracketed pronoun) and substitution TSVs; accuracy"),
+        Entry("winograd", "refbench.tasks.winograd.read:read_winograd",
+              "Winograd-style JSONL (WSC273, WinoGrande): blank and two options; accuracy"),
+        Entry("altentities", "refbench.tasks.altentities.read:read_altentities",
+              "AltEntities: indirect expressions choosing between two entities; accuracy"),
+    ],
+)
+
+_M = "refbench.models"
+
+MODELS = Registry(
+    "model",
+    [
+        Entry("random", f"{_M}.heuristics:RandomModel", "uniform choice, seeded per instance"),
+        Entry("first", f"{_M}.heuristics:FirstModel", "the candidate mentioned first"),
+        Entry("last", f"{_M}.heuristics:LastModel", "the candidate whose first mention is last"),
+        Entry("nearest", f"{_M}.heuristics:NearestModel",
+              "the candidate mentioned closest before the expression"),
+        Entry("knowledge-match", f"{_M}.knowledge:KnowledgeMatchModel",
+              "transparent resolver: situation -> background knowledge -> occupation -> entity"),
+        Entry("embedding", f"{_M}.embedding:EmbeddingModel",
+              "MiniLM cosine similarity between expression and candidate text (USE baseline)"),
+        Entry("cross-encoder", f"{_M}.cross_encoder:CrossEncoderModel",
+              "fine-tunable MiniLM pair scorer, joint or binary head (cross-encoder:DIR)"),
+        Entry("llm-loglik", f"{_M}.llm:LoglikModel",
+              "causal-LM log-likelihood, SmolLM2-135M by default (llm-loglik:PATH)"),
+        Entry("llm-chat", f"{_M}.chat:ChatModel",
+              "OpenAI-compatible chat endpoint (llm-chat:MODEL, base_url=..., cached)"),
+        Entry("coref-output", f"{_M}.coref:CorefOutputModel",
+              "an external coreference system's output as a model (coref-output:PATH)"),
     ],
 )
 
@@ -167,6 +198,7 @@ PREDICTION_FORMATS = Registry(
 )
 
 ALL = {
+    "models": MODELS,
     "tasks": TASKS,
     "metrics": METRICS,
     "prediction-formats": PREDICTION_FORMATS,

@@ -1,0 +1,1 @@
+"""Choice models: heuristics, a knowledge-integration resolver, MiniLM encoders, LLMs."""

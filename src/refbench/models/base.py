@@ -1,0 +1,92 @@
+"""What every choice model provides, and how a model is built from its registry name.
+
+A model spec is ``name`` or ``name:argument`` (a checkpoint folder, a model path, an endpoint
+model name); further options come as ``key=value`` pairs. A model's fingerprint names everything
+its predictions depend on, and keys the prediction cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from refbench.core.types import ChoiceInstance
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    answer: int | None  # candidate index, or None (abstain / no decision)
+    scores: tuple[float, ...]
+    explanation: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"answer": self.answer, "scores": list(self.scores)}
+        if self.explanation:
+            out["explanation"] = list(self.explanation)
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+
+class ChoiceModel(ABC):
+    """Scores the candidates of choice instances; ``predict`` works on batches."""
+
+    name: str = "model"
+    batch_size: int = 64
+
+    def __init__(self, argument: str | None = None, **options: Any) -> None:
+        self.argument = argument
+        self.options = options
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name, "argument": self.argument, "options": self.options}
+
+    def fingerprint(self) -> str:
+        blob = json.dumps(self.config(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    def prepare(self, data_path: str | Path | None, task: str) -> None:  # noqa: B027
+        """Called once before predicting (e.g. to read an external system's output)."""
+
+    @abstractmethod
+    def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
+        """One output per instance, in order."""
+
+
+def argmax(scores: Sequence[float]) -> int | None:
+    """Index of the highest score, lowest index on ties; None for no candidates."""
+    if not scores:
+        return None
+    best = 0
+    for i, s in enumerate(scores):
+        if s > scores[best]:
+            best = i
+    return best
+
+
+def file_fingerprint(path: str | Path) -> str:
+    """Cheap content identity of a weights file or folder (sizes and names, plus a head hash)."""
+    p = Path(path)
+    h = hashlib.sha256()
+    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+    for q in files:
+        h.update(f"{q.relative_to(p) if p.is_dir() else q.name}:{q.stat().st_size}".encode())
+        with q.open("rb") as fh:
+            h.update(fh.read(1 << 16))
+    return h.hexdigest()[:16]
+
+
+def build_model(spec: str, options: dict[str, Any] | None = None) -> ChoiceModel:
+    """``name`` or ``name:argument`` from the model registry, plus ``key=value`` options."""
+    from refbench.core.registry import MODELS
+
+    name, _, argument = spec.partition(":")
+    cls = MODELS.get(name).load()
+    model: ChoiceModel = cls(argument or None, **(options or {}))
+    return model

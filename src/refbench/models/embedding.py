@@ -1,0 +1,35 @@
+"""``embedding``: cosine similarity of MiniLM sentence embeddings between the expression (with
+its sentence, for pronouns) and each candidate's text (the paper's USE baseline, on the weights
+available here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from refbench.core.types import ChoiceInstance
+from refbench.models.base import ChoiceModel, ModelOutput, argmax
+from refbench.models.encoder import SentenceEncoder, minilm_path
+from refbench.models.text import candidate_evidence, marked_expression_sentence
+
+
+class EmbeddingModel(ChoiceModel):
+    name = "embedding"
+
+    def __init__(self, argument: str | None = None, **options: Any) -> None:
+        super().__init__(argument, **options)
+        self.encoder = SentenceEncoder(max_length=int(options.get("max_length", 256)))
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "weights": str(minilm_path().name)}
+
+    def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
+        queries = [marked_expression_sentence(i) if i.expression_offset is not None
+                   else i.expression for i in batch]
+        options = [[candidate_evidence(i, k) for k in range(len(i.candidates))] for i in batch]
+        self.encoder.encode([*queries, *(o for opts in options for o in opts)])
+        out = []
+        for q, opts in zip(queries, options, strict=True):
+            scores = tuple(self.encoder.similarity(q, opts))
+            out.append(ModelOutput(argmax(scores), scores))
+        return out

@@ -1,0 +1,143 @@
+"""Training the cross-encoder on CPU: seeded, dev-set early stopping, checkpoints, resume.
+
+Every epoch ends with a dev evaluation; the best model is kept in ``DIR/model.pt`` and the full
+training state (model, optimiser, scheduler, RNG, epoch, best score) in ``DIR/checkpoint/``, so
+``--resume`` continues exactly where an interrupted run stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.io import write_text_atomic
+from refbench.core.types import ChoiceInstance
+from refbench.models.cross_encoder import HEADS, CrossEncoderModel, pair_texts
+
+
+def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float:
+    model.net.eval()
+    correct = 0
+    for i in range(0, len(data), 32):
+        batch = data[i:i + 32]
+        for inst, out in zip(batch, model.predict(batch), strict=True):
+            correct += out.answer == inst.gold
+    model.net.train()
+    return correct / len(data) if data else 0.0
+
+
+def train_cross_encoder(
+    train: Sequence[ChoiceInstance],
+    dev: Sequence[ChoiceInstance],
+    out: Path,
+    *,
+    head: str = "joint",
+    epochs: int = 3,
+    lr: float = 3e-5,
+    batch_size: int = 8,
+    max_length: int = 128,
+    seed: int = 13,
+    patience: int = 2,
+    max_steps: int | None = None,
+    resume: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train and save; ``batch_size`` counts instances (each brings all its candidates)."""
+    import torch
+
+    if head not in HEADS:
+        raise UsageError(f"unknown head {head!r}; choose from {', '.join(HEADS)}")
+    train = [x for x in train if x.gold is not None]
+    dev = [x for x in dev if x.gold is not None]
+    if not train:
+        raise RefbenchError("no training instances with a gold answer")
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / "checkpoint"
+    cfg = {"head": head, "max_length": max_length, "seed": seed, "lr": lr,
+           "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev)}
+    random.seed(seed)
+    torch.manual_seed(seed)
+    model = CrossEncoderModel(None, head=head, max_length=max_length, seed=seed)
+    net = model.net
+    net.train()
+    optim = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    steps_per_epoch = (len(train) + batch_size - 1) // batch_size
+    total = steps_per_epoch * epochs if max_steps is None else min(max_steps,
+                                                                   steps_per_epoch * epochs)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        optim, lambda s: min(1.0, (s + 1) / max(1, total // 10)) * max(0.0, 1 - s / max(1, total)))
+    state: dict[str, Any] = {"epoch": 0, "step": 0, "best": -1.0, "bad_epochs": 0, "log": []}
+    if resume and (ckpt / "state.pt").is_file():
+        saved = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=False)
+        net.load_state_dict(saved["model"])
+        optim.load_state_dict(saved["optim"])
+        sched.load_state_dict(saved["sched"])
+        random.setstate(saved["py_rng"])
+        torch.set_rng_state(saved["torch_rng"])
+        state = saved["state"]
+    started = time.perf_counter()
+    loss_fn_bce = torch.nn.BCEWithLogitsLoss()
+    for epoch in range(state["epoch"], epochs):
+        order = list(range(len(train)))
+        random.Random(seed + epoch).shuffle(order)
+        bar = tqdm(range(0, len(order), batch_size), desc=f"epoch {epoch + 1}/{epochs}",
+                   disable=not progress, unit="batch")
+        running = 0.0
+        for bi, i in enumerate(bar):
+            if max_steps is not None and state["step"] >= max_steps:
+                break
+            batch = [train[j] for j in order[i:i + batch_size]]
+            pairs = [pair_texts(x) for x in batch]
+            logits = model.logits([p for ps in pairs for p in ps])
+            loss = torch.zeros(())
+            pos = 0
+            for inst, ps in zip(batch, pairs, strict=True):
+                lg = logits[pos:pos + len(ps)]
+                pos += len(ps)
+                if head == "joint":
+                    loss = loss + torch.nn.functional.cross_entropy(
+                        lg.unsqueeze(0), torch.tensor([inst.gold]))
+                else:
+                    target = torch.zeros(len(ps))
+                    target[inst.gold] = 1.0
+                    loss = loss + loss_fn_bce(lg, target)
+            loss = loss / len(batch)
+            optim.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            optim.step()
+            sched.step()
+            state["step"] += 1
+            value = float(loss.detach())
+            running = 0.9 * running + 0.1 * value if bi else value
+            bar.set_postfix(loss=f"{running:.3f}")
+        dev_acc = _accuracy(model, dev) if dev else 0.0
+        state["log"].append({"epoch": epoch + 1, "step": state["step"], "dev_accuracy": dev_acc,
+                             "loss": running, "seconds": round(time.perf_counter() - started, 1)})
+        if dev_acc > state["best"] or not dev:
+            state["best"] = dev_acc
+            state["bad_epochs"] = 0
+            torch.save(net.state_dict(), out / "model.pt.tmp")
+            (out / "model.pt.tmp").replace(out / "model.pt")
+        else:
+            state["bad_epochs"] += 1
+        state["epoch"] = epoch + 1
+        ckpt.mkdir(exist_ok=True)
+        torch.save({"model": net.state_dict(), "optim": optim.state_dict(),
+                    "sched": sched.state_dict(), "py_rng": random.getstate(),
+                    "torch_rng": torch.get_rng_state(), "state": state}, ckpt / "state.pt.tmp")
+        (ckpt / "state.pt.tmp").replace(ckpt / "state.pt")
+        write_text_atomic(out / "config.json", json.dumps(
+            {**cfg, "best_dev_accuracy": state["best"], "epochs_done": state["epoch"],
+             "log": state["log"]}, indent=2) + "\n")
+        if state["bad_epochs"] >= patience or (max_steps is not None
+                                               and state["step"] >= max_steps):
+            break
+    return json.loads((out / "config.json").read_text())

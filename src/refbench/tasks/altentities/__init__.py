@@ -1,0 +1,1 @@
+"""AltEntities: indirect referring expressions for choosing between two entities."""

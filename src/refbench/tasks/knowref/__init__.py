@@ -1,0 +1,1 @@
+"""KnowRef: readers, switching, consistency, gender-cue removal, mining."""

@@ -1,0 +1,119 @@
+"""KnowRef readers: ``knowref_test.json`` (pronoun in square brackets) and the substitution TSVs
+(two rows per instance: the sentence with the pronoun replaced by each candidate)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.io import open_text, read_lines
+from refbench.core.types import Candidate, ChoiceInstance
+from refbench.tasks.text_spans import find_spans
+
+_BRACKET = re.compile(r"\[([^\[\]]+)\]")
+TSV_COLUMNS = ("index", "sentence1", "sentence2", "label", "candidate0", "candidate1")
+BLANK = "_"
+
+
+def _cand(value: Any, *, path: Path | str, item: str, field: str) -> str:
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return " ".join(value)
+    if isinstance(value, str):
+        return value
+    raise RefbenchError(f"{field} must be a string or a list of tokens", path=path, item=item)
+
+
+def parse_bracketed(sentence: str, *, path: Path | str, item: str) -> tuple[str, str, int, int]:
+    """Remove the brackets: (sentence, pronoun, offset of the pronoun, number of brackets).
+
+    The release has one instance with two bracketed pronouns; the first is taken as the target
+    and the count is reported, rather than rejecting the file.
+    """
+    found = list(_BRACKET.finditer(sentence))
+    if not found:
+        raise RefbenchError("no [pronoun] in sentence_with_pronoun", path=path, item=item)
+    m = found[0]
+    text = _BRACKET.sub(lambda x: x.group(1), sentence)
+    return text, m.group(1), m.start(), len(found)
+
+
+def read_knowref_json(path: str | Path) -> Iterator[ChoiceInstance]:
+    try:
+        with open_text(path) as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise RefbenchError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    if not isinstance(data, list):
+        raise RefbenchError("expected a JSON list of instances", path=path)
+    for i, obj in enumerate(data):
+        item = f"instance {i} (original id {obj.get('oiginal_id', obj.get('original_id', '?'))})"
+        try:
+            sentence = obj["sentence_with_pronoun"]
+            c0 = _cand(obj["candidate0"], path=path, item=item, field="candidate0")
+            c1 = _cand(obj["candidate1"], path=path, item=item, field="candidate1")
+            gold = int(obj["correct_candidate_idx"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RefbenchError(f"missing or bad field {exc}", path=path, item=item) from None
+        if gold not in (0, 1):
+            raise RefbenchError(f"correct_candidate_idx {gold} is not 0 or 1", path=path,
+                                item=item)
+        text, pronoun, offset, n_brackets = parse_bracketed(sentence, path=path, item=item)
+        yield ChoiceInstance(
+            id=f"knowref-test:{i}", task="knowref", context=text, expression=pronoun,
+            candidates=tuple(Candidate(c, char_spans=find_spans(text, c)) for c in (c0, c1)),
+            gold=gold, expression_offset=offset,
+            metadata={"original_id": obj.get("oiginal_id", obj.get("original_id")),
+                      "pronoun": pronoun.lower(), "format": "json", "index": i,
+                      "bracketed_pronouns": n_brackets},
+        )
+
+
+def read_knowref_tsv(path: str | Path) -> Iterator[ChoiceInstance]:
+    """Pairs of rows sharing an index; the pronoun is gone from this format, so the
+    expression is a blank ``_`` where the candidates were substituted."""
+    rows: list[tuple[int, dict[str, str]]] = []
+    header: list[str] | None = None
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        cells = next(csv.reader([line], delimiter="\t", quoting=csv.QUOTE_NONE))
+        if header is None:
+            header = cells
+            missing = [c for c in TSV_COLUMNS if c not in header]
+            if missing:
+                raise RefbenchError(f"KnowRef TSV header lacks {', '.join(missing)}", path=path,
+                                    line=number)
+            continue
+        if len(cells) != len(header):
+            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
+                                f"{len(cells)}", path=path, line=number)
+        rows.append((number, dict(zip(header, cells, strict=True))))
+    for k in range(0, len(rows), 2):
+        if k + 1 >= len(rows) or rows[k][1]["index"] != rows[k + 1][1]["index"]:
+            raise RefbenchError("rows must come in pairs with the same index", path=path,
+                                line=rows[k][0])
+        (n0, r0), (_, r1) = rows[k], rows[k + 1]
+        cands = (r0["candidate0"], r0["candidate1"])
+        labels = (r0["label"].strip(), r1["label"].strip())
+        if sorted(labels) != ["0", "1"]:
+            raise RefbenchError(f"a pair needs labels 0 and 1, found {labels}", path=path,
+                                line=n0)
+        gold = 0 if labels[0] == "1" else 1
+        prefix = r0["sentence1"]
+        if not prefix.endswith(cands[0]):
+            raise RefbenchError("sentence1 of the first row must end with candidate0",
+                                path=path, line=n0)
+        before = prefix[:len(prefix) - len(cands[0])]
+        context = before + BLANK + " " + r0["sentence2"].lstrip(" ")
+        yield ChoiceInstance(
+            id=f"knowref-{Path(path).name.split('.')[0]}:{r0['index']}", task="knowref",
+            context=context, expression=BLANK,
+            candidates=tuple(Candidate(c, char_spans=find_spans(before, c)) for c in cands),
+            gold=gold, expression_offset=len(before),
+            metadata={"index": r0["index"], "format": "tsv", "line": n0},
+        )

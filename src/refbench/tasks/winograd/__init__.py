@@ -1,0 +1,1 @@
+"""Winograd-style sentences with a blank and two options."""

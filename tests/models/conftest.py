@@ -1,0 +1,108 @@
+"""Fixtures for model tests: tiny data in every format, a tiny local causal LM, and a real
+local HTTP server speaking the chat-completions protocol."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripts.regen_golden import GOLDEN
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
+
+DATA = {
+    "kitmus-native": GOLDEN / "background-inference-charfict-wordfict" / "subtask_3_ents"
+    / "test.jsonl",
+    "kitmus-conll": GOLDEN / "background-pretrain" / "subtask_2_ents" / "full-text"
+    / "test.v4_gold_conll",
+    "knowref-json": FIX / "knowref" / "knowref_test.json",
+    "knowref-tsv": FIX / "knowref" / "train.tsv",
+    "gap": FIX / "gap" / "gap-dev.tsv",
+    "winograd": FIX / "winograd" / "wsc-tiny.jsonl",
+    "altentities": FIX / "altentities" / "books-recipes.json",
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A randomly initialised 2-layer Llama with MiniLM's tokenizer, saved as a local model."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from refbench.models.encoder import minilm_path
+
+    out = tmp_path_factory.mktemp("tiny-lm")
+    tok = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=tok.vocab_size, hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+                      max_position_embeddings=256)
+    LlamaForCausalLM(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+class ScriptedChat:
+    """Replies like a chatty assistant; can fail the first N requests with HTTP 500."""
+
+    def __init__(self) -> None:
+        self.fail_first = 0
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            self.requests.append(body)
+            if self.fail_first > 0:
+                self.fail_first -= 1
+                return 500, {"error": "try again"}
+        prompt = body["messages"][-1]["content"]
+        n = 2 if "\n2. " in prompt else 1
+        text = (f"Sure! Looking at the text carefully, I believe the answer is option {n}. "
+                "Let me know if you need more help.")
+        return 200, {"choices": [{"message": {"role": "assistant", "content": text}}]}
+
+
+@pytest.fixture
+def chat_server() -> Iterator[tuple[str, ScriptedChat]]:
+    script = ScriptedChat()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length))
+            if self.path != "/v1/chat/completions":
+                status, payload = 404, {"error": "not found"}
+            else:
+                status, payload = script.reply(body)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    stopped = threading.Event()
+
+    def stop() -> None:
+        if not stopped.is_set():
+            stopped.set()
+            server.shutdown()
+            server.server_close()
+
+    script.stop = stop  # type: ignore[attr-defined]
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", script
+    finally:
+        stop()
