@@ -11,6 +11,7 @@ import sys
 import click
 
 from refbench import __version__
+from refbench.cli import altentities as altentities_cli
 from refbench.cli import convert as convert_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import kitmus as kitmus_cli
@@ -35,6 +36,7 @@ app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)
 app.add_command(run_cli.results)
+app.add_command(altentities_cli.altentities)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from tqdm import tqdm
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import write_text_atomic
 from refbench.core.types import ChoiceInstance
-from refbench.models.cross_encoder import HEADS, CrossEncoderModel, pair_texts
+from refbench.models.cross_encoder import HEADS, CrossEncoderModel
 
 
 def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float:
@@ -60,8 +60,10 @@ def train_cross_encoder(
         raise RefbenchError("no training instances with a gold answer")
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint"
+    domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
     cfg = {"head": head, "max_length": max_length, "seed": seed, "lr": lr,
-           "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev)}
+           "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev),
+           "tasks": sorted({x.task for x in train}), "train_domains": domains}
     random.seed(seed)
     torch.manual_seed(seed)
     model = CrossEncoderModel(None, head=head, max_length=max_length, seed=seed)
@@ -94,18 +96,18 @@ def train_cross_encoder(
             if max_steps is not None and state["step"] >= max_steps:
                 break
             batch = [train[j] for j in order[i:i + batch_size]]
-            pairs = [pair_texts(x) for x in batch]
-            logits = model.logits([p for ps in pairs for p in ps])
+            logits = model.logits(batch)
             loss = torch.zeros(())
             pos = 0
-            for inst, ps in zip(batch, pairs, strict=True):
-                lg = logits[pos:pos + len(ps)]
-                pos += len(ps)
+            for inst in batch:
+                n_cand = len(inst.candidates)
+                lg = logits[pos:pos + n_cand]
+                pos += n_cand
                 if head == "joint":
                     loss = loss + torch.nn.functional.cross_entropy(
                         lg.unsqueeze(0), torch.tensor([inst.gold]))
                 else:
-                    target = torch.zeros(len(ps))
+                    target = torch.zeros(n_cand)
                     target[inst.gold] = 1.0
                     loss = loss + loss_fn_bce(lg, target)
             loss = loss / len(batch)
