@@ -39,9 +39,9 @@ def matrix_from_metrics(runs: list[dict[str, Any]]) -> dict[str, Any]:
     if not cells:
         raise RefbenchError("no AltEntities runs found to build the matrix from")
     columns = sorted({d for r in cells.values() for d in r})
-    for row in cells.values():
-        scored = [row[d]["accuracy"] for d in columns if d in row]
-        row["average"] = {"accuracy": sum(scored) / len(scored), "n": None}
+    for row_cells in cells.values():
+        scored = [row_cells[d]["accuracy"] for d in columns if d in row_cells]
+        row_cells["average"] = {"accuracy": sum(scored) / len(scored), "n": None}
     return {"columns": [*columns, "average"], "rows": cells}
 
 

@@ -142,20 +142,20 @@ def _pairs(ents: list[Entity], method: str, rng: random.Random,
         return [(ents[i], ents[j], f"cosine {float(sims[i, j]):.3f}")
                 for i, j in enumerate(best)]
     # similar-infobox
-    sets = [tuple(attributes)] if attributes else DEFAULT_ATTRIBUTES.get(ents[0].domain,
-                                                                       [("genre",)])
+    sets: list[tuple[str, ...]] = [tuple(attributes)] if attributes else \
+        DEFAULT_ATTRIBUTES.get(ents[0].domain, [("genre",)])
     out = []
     for attrs in sets:
-        groups = defaultdict(list)
+        by_values: dict[tuple[str, ...], list[Entity]] = defaultdict(list)
         for e in ents:
-            values = tuple(e.infobox.get(a) for a in attrs)
+            values = [e.infobox.get(a) for a in attrs]
             if all(values):
-                groups[values].append(e)
-        for values, g in sorted(groups.items()):
+                by_values[tuple(v for v in values if v)].append(e)
+        for key, g in sorted(by_values.items()):
+            label = ", ".join(f"{k}={v}" for k, v in zip(attrs, key, strict=True))
             for i, a in enumerate(g):
                 for b in g[i + 1:]:
-                    out.append((a, b, ", ".join(f"{k}={v}" for k, v in
-                                                zip(attrs, values, strict=True))))
+                    out.append((a, b, label))
     return out
 
 
