@@ -28,7 +28,7 @@ METHODS = ("uniform", "same-name", "similar-title", "similar-description", "simi
 RELEASE_LABELS = {"uniform": "UNIFORM", "same-name": "SAME_NAME", "similar-title": "SIMILAR_NAME",
                   "similar-description": "SIMILAR_DESCRIPTION",
                   "similar-infobox": "SAME_INFOBOXES"}
-DEFAULT_ATTRIBUTES = {"RECIPES": [("type",), ("type", "country")],
+DEFAULT_ATTRIBUTES: dict[str, list[tuple[str, ...]]] = {"RECIPES": [("type",), ("type", "country")],
                       "SONGS": [("genre",), ("artist",), ("genre", "artist")],
                       "BOOKS": [("genre",), ("author",)]}
 _PAREN = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
