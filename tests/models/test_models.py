@@ -211,3 +211,20 @@ def test_run_cli_unknown_model_and_json(tmp_path: Path) -> None:
     assert ok.returncode == 0, ok.stderr
     data = json.loads(ok.stdout)
     assert data["accuracy"] == 0.5 and data["n_with_gold"] == 2 and "f1" in data
+
+
+def test_suite_run_and_report_from_store(tmp_path: Path) -> None:
+    from scripts.regen_golden import GOLDEN
+
+    store = str(tmp_path / "s.sqlite")
+    r = run_cli("run", "--model", "knowledge-match", "--data", str(GOLDEN), "--out",
+                str(tmp_path / "runs"), "--store", store, "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "| knowledge-match |" in r.stdout and "| random |" in r.stdout
+    suite = json.loads((tmp_path / "runs" / "suite-results.json").read_text())
+    assert len(suite["cells"]) == 4
+    rep = run_cli("report", "--from-store", "--store", store, "--format", "csv")
+    assert rep.returncode == 0, rep.stderr
+    lines = rep.stdout.splitlines()
+    assert lines[0].startswith("system,background-inference-charfict-wordfict 2 ent")
+    assert lines[1].startswith("knowledge-match,1.000") and lines[-1].startswith("random,")

@@ -13,15 +13,20 @@ EXAMPLE = ("Examples: refbench report results/*.json --format latex  |  refbench
 
 
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
-@click.argument("results", type=PATH, nargs=-1, required=True)
+@click.argument("results", type=PATH, nargs=-1)
+@click.option("--from-store", is_flag=True, help="Use runs recorded in the results store.")
+@click.option("--store", type=PATH, default=None, help="Results store.")
+@click.option("--runs", "run_ids", default=None, help="Store run ids, e.g. 3,4,7 (default: all).")
 @click.option("--format", "fmt", default="md", show_default=True, help="md, latex, html or csv.")
 @click.option("--metric", default="pronoun_accuracy", show_default=True,
               help="KITMUS metric in the cells (e.g. antecedent_f1).")
 @click.option("--plot", type=PATH, default=None, help="Also draw accuracy vs entities (PNG).")
 @click.option("--out", type=PATH, default=None, help="Write the table here instead of stdout.")
-def report(results: tuple[Path, ...], fmt: str, metric: str, plot: Path | None,
+def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
+           run_ids: str | None, fmt: str, metric: str, plot: Path | None,
            out: Path | None) -> None:
-    """Render result files (refbench evaluate --out) as a table: systems x variant x 2/3/4
+    """Render result files (refbench evaluate --out) or runs from the results store
+    (--from-store) as a table: systems x variant x 2/3/4
     entities with a random-baseline row for KITMUS, one row per file for other tasks; optionally
     plot accuracy against the number of entities per variant.
     """
@@ -38,7 +43,17 @@ def report(results: tuple[Path, ...], fmt: str, metric: str, plot: Path | None,
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-    data = load_results(results)
+    if from_store:
+        from refbench.runs.store import Store
+
+        st = Store(store)
+        ids = [int(x) for x in run_ids.split(",")] if run_ids else \
+            [r["run_id"] for r in reversed(st.runs(limit=100_000))]
+        data = [{**st.get(i)["metrics"], "_path": f"run {i}"} for i in ids]
+    elif results:
+        data = load_results(results)
+    else:
+        raise UsageError("give result files or --from-store")
     cells, random = kitmus_cells(data, metric)
     if cells:
         header, rows = kitmus_grid(cells, random)

@@ -87,8 +87,8 @@ def run_model(
     metrics = choice_metrics(task, instances, outputs)
     if limit is None:
         metrics.update(task_metrics(task, data, pred_path, instances, outputs))
-    metrics.update({"model": spec, "model_fingerprint": model.fingerprint(), "data": str(data),
-                    "n_cached": n_cached})
+    metrics.update({"model": spec, "system": spec, "model_fingerprint": model.fingerprint(),
+                    "data": str(data), "n_cached": n_cached})
     metrics["provenance"] = provenance({"data": [str(data)]})
     metrics["provenance"]["model_config"] = model.config()
     write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
