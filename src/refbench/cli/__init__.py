@@ -15,6 +15,7 @@ from refbench.cli import altentities as altentities_cli
 from refbench.cli import convert as convert_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import kitmus as kitmus_cli
+from refbench.cli import knowref as knowref_cli
 from refbench.cli import report as report_cli
 from refbench.cli import run as run_cli
 from refbench.cli.common import CONTEXT, run_guarded
@@ -37,6 +38,7 @@ app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)
 app.add_command(run_cli.results)
 app.add_command(altentities_cli.altentities)
+app.add_command(knowref_cli.knowref)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ EXAMPLE = (
 
 
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
-@click.option("--task", required=True, help="kitmus or gap (see refbench ls tasks).")
+@click.option("--task", required=True, help="kitmus, gap or knowref (refbench ls tasks).")
 @click.option("--gold", type=PATH, required=True, help="Gold file, or a suite folder (KITMUS).")
 @click.option("--pred", type=PATH, required=True, multiple=True,
               help="Prediction file; more files may follow (runs). In suite mode, one folder "
@@ -32,9 +32,13 @@ EXAMPLE = (
 @click.option("--bootstrap", type=int, default=1000, show_default=True,
               help="Bootstrap resamples (0: none).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--switched-pred", type=PATH, default=None,
+              help="KnowRef: predictions on the switched copy (consistency).")
+@click.option("--switched-gold", type=PATH, default=None,
+              help="KnowRef: the switched gold (default: switched on the fly).")
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, system: str | None, split: str, bootstrap: int,
-             seed: int) -> None:
+             seed: int, switched_pred: Path | None, switched_gold: Path | None) -> None:
     """Score predictions: KITMUS antecedent P/R/F1, pronoun accuracy, KnowRef decisions, slices by
     pronoun and answer position, seeded bootstrap 95% intervals and the random baseline; or the
     GAP scorer's metrics. Missing predictions count as wrong and are reported.
@@ -44,7 +48,14 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     task = TASKS.canonical(task)
     preds = [*pred, *more]
     result: dict[str, Any]
-    if task == "gap":
+    if task == "knowref":
+        from refbench.tasks.knowref.metrics import evaluate_knowref
+
+        if len(preds) != 1:
+            raise UsageError("--task knowref scores one prediction file (plus --switched-pred)")
+        result = evaluate_knowref(gold, preds[0], switched_pred, switched_gold)
+        text = _knowref_text(result)
+    elif task == "gap":
         from refbench.tasks.gap.score import score_gap, scorecard
 
         if len(preds) != 1:
@@ -112,6 +123,24 @@ def _kitmus_text(r: dict[str, Any]) -> str:
             lines.append(f"By {name.replace('_', ' ')}: " + ", ".join(parts))
     lines.append(f"Random baseline: {r['random_baseline']['pronoun_accuracy']:.3f}. Instances: "
                  f"{r['n']}, missing predictions: {r['n_missing']}.")
+    return "\n".join(lines)
+
+
+def _knowref_text(r: dict[str, Any]) -> str:
+    d = r["decisions"]
+    tsa = r["task_specific_accuracy"]
+    lines = [f"Accuracy {r['accuracy']:.3f} on {r['n']} instances (missing {r['n_missing']}).",
+             f"Decisions: correct {d['correct']}, incorrect {d['incorrect']}, both antecedents "
+             f"{d['both_antecedents']}, no decision {d['no_decision']}; task-specific accuracy "
+             f"{'-' if tsa is None else f'{tsa:.3f}'} (coverage {r['coverage']:.3f})."]
+    if "switched" in r:
+        s = r["switched"]
+        b = s["breakdown"]
+        c = s["consistency"]
+        lines.append(f"Switched: accuracy {s['accuracy']:.3f}; consistency "
+                     f"{'-' if c is None else f'{c:.3f}'} over {s['n_pairs']} pairs "
+                     f"(consistently correct {b['consistently_correct']}, consistently wrong "
+                     f"{b['consistently_wrong']}, inconsistent {b['inconsistent']}).")
     return "\n".join(lines)
 
 

@@ -63,12 +63,14 @@ def read_knowref_json(path: str | Path) -> Iterator[ChoiceInstance]:
             raise RefbenchError(f"correct_candidate_idx {gold} is not 0 or 1", path=path,
                                 item=item)
         text, pronoun, offset, n_brackets = parse_bracketed(sentence, path=path, item=item)
+        index = int(obj.get("refbench_index", i))
         yield ChoiceInstance(
-            id=f"knowref-test:{i}", task="knowref", context=text, expression=pronoun,
+            id=f"knowref:{index}" + (":switched" if obj.get("switched") else ""),
+            task="knowref", context=text, expression=pronoun,
             candidates=tuple(Candidate(c, char_spans=find_spans(text, c)) for c in (c0, c1)),
             gold=gold, expression_offset=offset,
             metadata={"original_id": obj.get("oiginal_id", obj.get("original_id")),
-                      "pronoun": pronoun.lower(), "format": "json", "index": i,
+                      "pronoun": pronoun.lower(), "format": "json", "index": index,
                       "bracketed_pronouns": n_brackets},
         )
 
@@ -111,7 +113,7 @@ def read_knowref_tsv(path: str | Path) -> Iterator[ChoiceInstance]:
         before = prefix[:len(prefix) - len(cands[0])]
         context = before + BLANK + " " + r0["sentence2"].lstrip(" ")
         yield ChoiceInstance(
-            id=f"knowref-{Path(path).name.split('.')[0]}:{r0['index']}", task="knowref",
+            id=f"knowref-tsv:{r0['index']}", task="knowref",
             context=context, expression=BLANK,
             candidates=tuple(Candidate(c, char_spans=find_spans(before, c)) for c in cands),
             gold=gold, expression_offset=len(before),

@@ -1,0 +1,130 @@
+"""``refbench knowref``: antecedent switching, augmentation, gender-cue removal, mining."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from refbench.cli.common import CONTEXT, PATH, print_json
+
+
+@click.group(context_settings=CONTEXT, epilog="Example: refbench knowref switch "
+             "../shared/data/knowref/knowref_test.json --out test.switched.json")
+def knowref() -> None:
+    """KnowRef: switch candidates, augment training data, remove gender cues, mine corpora."""
+
+
+def _report(report: dict, as_json: bool, keys: tuple[str, ...]) -> None:  # type: ignore[type-arg]
+    if as_json:
+        print_json(report)
+        return
+    for k in keys:
+        click.echo(f"{k}: {report[k]}")
+
+
+@knowref.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench knowref switch ../shared/data/knowref/knowref_test.json --out "
+    "switched.json  |  refbench knowref switch ../shared/data/knowref/test.tsv --out "
+    "switched.tsv --json"))
+@click.argument("src", type=PATH)
+@click.option("--out", type=PATH, required=True, help="Output in the input's format.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def switch(src: Path, out: Path, as_json: bool) -> None:
+    """Swap the two candidates everywhere in each sentence (whole tokens only); the answer
+    flips. JSON in, JSON out; TSV in, TSV out. Instances that cannot be switched cleanly are
+    listed with the reason, never mangled."""
+    from refbench.tasks.knowref.switch import switch_file
+
+    report = switch_file(src, out)
+    _report(report, as_json, ("instances", "switched", "skipped", "output"))
+    if not as_json:
+        for s in report["skipped_instances"]:
+            click.echo(f"  not switched: instance {s['index']}: {s['reason']}")
+
+
+@knowref.command(context_settings=CONTEXT, epilog=(
+    "Example: refbench knowref augment ../shared/data/knowref/train.tsv --out train.aug.tsv"))
+@click.argument("train", type=PATH)
+@click.option("--out", type=PATH, required=True, help="Original + switched, input's format.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def augment(train: Path, out: Path, as_json: bool) -> None:
+    """The paper's antecedent-switching augmentation: every instance plus its switched copy."""
+    from refbench.tasks.knowref.switch import switch_file
+
+    report = switch_file(train, out, with_original=True)
+    _report(report, as_json, ("instances", "switched", "skipped", "output"))
+
+
+@knowref.command(context_settings=CONTEXT, epilog=(
+    "Example: refbench knowref neutralize mined.jsonl --out labelled.jsonl --seed 0"))
+@click.argument("src", type=PATH)
+@click.option("--out", type=PATH, required=True, help="Labelled, neutralised records.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
+    """Label by gender (census first names) and replace one name with a frequent name of the
+    pronoun's gender, whole tokens only. Input: KnowRef JSON or JSONL records (mine output);
+    output in the same format. Reports labelled / skipped / ambiguous."""
+    from refbench.core.errors import RefbenchError
+    from refbench.core.io import atomic_write, open_text, read_jsonl
+    from refbench.tasks.knowref.neutralize import neutralize_records
+
+    name = src.name[:-3] if src.name.endswith(".gz") else src.name
+    if name.endswith(".jsonl"):
+        records = [obj for _, obj in read_jsonl(src)]
+    else:
+        with open_text(src) as fh:
+            try:
+                records = json.load(fh)
+            except json.JSONDecodeError as exc:
+                raise RefbenchError(f"invalid JSON ({exc.msg})", path=src,
+                                    line=exc.lineno) from None
+    labelled, report = neutralize_records(records, seed=seed)
+    with atomic_write(out) as fh:
+        if name.endswith(".jsonl"):
+            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in labelled)
+        else:
+            json.dump(labelled, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    _report(report, as_json, ("instances", "labelled", "skipped", "ambiguous", "reasons"))
+
+
+@knowref.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench knowref mine reddit.jsonl.bz2 --out candidates.jsonl --workers 2  |  "
+    "refbench knowref mine wiki.txt.gz --out c.jsonl --engine dask --scheduler "
+    "tcp://127.0.0.1:8786"))
+@click.argument("inputs", type=PATH, nargs=-1, required=True)
+@click.option("--out", type=PATH, required=True, help="Candidate records (JSONL).")
+@click.option("--engine", default="local", show_default=True, help="local or dask.")
+@click.option("--workers", type=int, default=1, show_default=True,
+              help="Processes (local engine) or the chunk window (dask).")
+@click.option("--scheduler", default=None, help="Dask scheduler address (engine dask).")
+@click.option("--field", default=None, help="JSONL text field (default: body, text, ...).")
+@click.option("--chunk-size", type=int, default=200, show_default=True,
+              help="Records per unit of work.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--funnel", type=PATH, default=None, help="Also write the funnel report here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def mine(inputs: tuple[Path, ...], out: Path, engine: str, workers: int, scheduler: str | None,
+         field: str | None, chunk_size: int, seed: int, funnel: Path | None,
+         as_json: bool) -> None:
+    """Mine Winograd-like sentences: clean-up, sentence split, 9-33 tokens, uppercase start,
+    no math, one connective cluster with two non-stopwords before it and a pronoun only after
+    it, exactly two noun phrases before it that do not recur after it, both persons; then
+    gender labels and gender-cue removal. Prints each stage's pass count (the funnel)."""
+    from refbench.core.io import write_text_atomic
+    from refbench.tasks.knowref.mine import mine as run_mine
+
+    report = run_mine(list(inputs), out, engine=engine, workers=workers, scheduler=scheduler,
+                      field=field, chunk_size=chunk_size, seed=seed, progress=not as_json)
+    if funnel is not None:
+        write_text_atomic(funnel, json.dumps(report, indent=2) + "\n")
+    if as_json:
+        print_json(report)
+        return
+    for stage, n in report["funnel"].items():
+        click.echo(f"  {stage:20s} {n}")
+    click.echo(f"candidates: {report['candidates']} (undecodable records skipped: "
+               f"{report['undecodable']}) -> {out}")

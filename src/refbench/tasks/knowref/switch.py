@@ -1,0 +1,210 @@
+"""Antecedent switching: swap the two candidates everywhere in a sentence; the answer flips.
+
+Matching is on whole tokens only (sentences are space-tokenised): multi-token names match as
+token sequences, the longer candidate first where one contains the other ("Leon Gambetta" /
+"Gambetta"), possessives stay attached ("Johnson 's" -> "Seymour 's"), and names that contain
+each other as strings ("Marc" / "Marcus") never interfere. An instance is *not* switched, but
+listed with the reason, when a candidate does not occur as whole tokens or also occurs glued to
+other characters ("Johnson's"), since swapping it there would mangle the text.
+
+Candidates keep their identity: candidate0 stays the same name, and ``correct_candidate_idx``
+flips, so a model that reads the context changes its answer index on the switched copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.io import atomic_write, open_text, read_lines
+from refbench.tasks.knowref.read import TSV_COLUMNS, _cand
+
+
+@dataclass(frozen=True)
+class SwitchResult:
+    text: str | None
+    reason: str | None = None
+
+
+def _tokens(name: str) -> list[str]:
+    return name.split()
+
+
+def swap_tokens(tokens: Sequence[str], a: str, b: str) -> tuple[list[str], int, int]:
+    """Swap whole-token occurrences of ``a`` and ``b``; returns (tokens, count a, count b)."""
+    ta, tb = _tokens(a), _tokens(b)
+    order = sorted([(ta, tb, "a"), (tb, ta, "b")], key=lambda x: -len(x[0]))
+    out: list[str] = []
+    counts = {"a": 0, "b": 0}
+    i = 0
+    while i < len(tokens):
+        for needle, repl, which in order:
+            if needle and list(tokens[i:i + len(needle)]) == needle:
+                out.extend(repl)
+                counts[which] += 1
+                i += len(needle)
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out, counts["a"], counts["b"]
+
+
+def _glued(tokens: Sequence[str], a: str, b: str) -> str | None:
+    """A candidate that still occurs once its whole-token mentions are masked: it is glued to
+    other characters somewhere (e.g. "Johnson's"), so swapping would mangle the text."""
+    rest = " ".join(_mask(tokens, a, b))
+    for name in (a, b):
+        if re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", rest):
+            return name
+    return None
+
+
+def _mask(tokens: Sequence[str], a: str, b: str) -> list[str]:
+    """Tokens with every whole-token occurrence of ``a`` or ``b`` replaced by a mask token."""
+    ta, tb = _tokens(a), _tokens(b)
+    needles = sorted([ta, tb], key=len, reverse=True)
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for needle in needles:
+            if needle and list(tokens[i:i + len(needle)]) == needle:
+                out.append("\x00")
+                i += len(needle)
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+def switch_text(text: str, a: str, b: str, *, keep: Sequence[str] = ()) -> SwitchResult:
+    """Switch ``a`` and ``b`` in a space-tokenised text; ``keep`` tokens are left alone."""
+    if a == b:
+        return SwitchResult(None, "the two candidates are identical")
+    tokens = text.split(" ")
+    out, na, nb = swap_tokens(tokens, a, b)
+    if na == 0 or nb == 0:
+        missing = a if na == 0 else b
+        return SwitchResult(None, f"{missing!r} does not occur as whole tokens")
+    glued = _glued(tokens, a, b)
+    if glued is not None:
+        return SwitchResult(None, f"{glued!r} also occurs glued to other characters")
+    return SwitchResult(" ".join(out))
+
+
+def switch_json_record(obj: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+    item = f"instance {index}"
+    c0 = _cand(obj["candidate0"], path="<json>", item=item, field="candidate0")
+    c1 = _cand(obj["candidate1"], path="<json>", item=item, field="candidate1")
+    res = switch_text(obj["sentence_with_pronoun"], c0, c1)
+    if res.text is None:
+        return None, res.reason
+    new = copy.deepcopy(obj)
+    new["sentence_with_pronoun"] = res.text
+    if isinstance(obj.get("original_sentence"), list) and obj["original_sentence"]:
+        orig = switch_text(obj["original_sentence"][0], c0, c1)
+        if orig.text is not None:
+            new["original_sentence"] = [orig.text]
+    gold = 1 - int(obj["correct_candidate_idx"])
+    new["correct_candidate_idx"] = gold
+    new["correct_candidate"] = copy.deepcopy(obj["candidate1" if gold == 1 else "candidate0"])
+    new["refbench_index"] = int(obj.get("refbench_index", index))
+    new["switched"] = not obj.get("switched", False)
+    return new, None
+
+
+def switch_tsv_pair(r0: dict[str, str], r1: dict[str, str]
+                    ) -> tuple[tuple[dict[str, str], dict[str, str]] | None, str | None]:
+    c0, c1 = r0["candidate0"], r0["candidate1"]
+    out = []
+    for k, row in enumerate((r0, r1)):
+        cand = (c0, c1)[k]
+        prefix = row["sentence1"][: len(row["sentence1"]) - len(cand)].rstrip(" ")
+        context = f"{prefix} {row['sentence2']}"
+        res = switch_text(context, c0, c1)
+        if res.text is None:
+            return None, res.reason
+        new_prefix = res.text[: len(res.text) - len(row["sentence2"]) - 1]
+        label = "1" if row["label"].strip() == "0" else "0"
+        out.append({**row, "sentence1": f"{new_prefix} {cand}".lstrip(" "), "label": label})
+    return (out[0], out[1]), None
+
+
+def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
+                ) -> dict[str, Any]:
+    """Write the switched copy (or original + switched) of a JSON or TSV file."""
+    src, dst = Path(src), Path(dst)
+    name = src.name[:-3] if src.name.endswith(".gz") else src.name
+    skipped: list[dict[str, Any]] = []
+    n_out = 0
+    if name.endswith(".json"):
+        with open_text(src) as fh:
+            try:
+                data = json.load(fh)
+            except json.JSONDecodeError as exc:
+                raise RefbenchError(f"invalid JSON ({exc.msg})", path=src,
+                                    line=exc.lineno) from None
+        out = []
+        for i, obj in enumerate(data):
+            if "refbench_index" not in obj:
+                obj = {**obj, "refbench_index": i}
+            new, reason = switch_json_record(obj, i)
+            if with_original:
+                out.append(obj)
+            if new is None:
+                skipped.append({"index": i, "reason": reason})
+            else:
+                out.append(new)
+                n_out += 1
+        with atomic_write(dst) as fh:
+            json.dump(out, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        total = len(data)
+    else:
+        header, rows = _read_tsv(src)
+        lines = ["\t".join(header)]
+        total = len(rows) // 2
+        for k in range(0, len(rows), 2):
+            (n0, r0), (_, r1) = rows[k], rows[k + 1]
+            pair, reason = switch_tsv_pair(r0, r1)
+            if with_original:
+                lines += ["\t".join(r[c] for c in header) for r in (r0, r1)]
+            if pair is None:
+                skipped.append({"index": r0["index"], "line": n0, "reason": reason})
+            else:
+                lines += ["\t".join(r[c] for c in header) for r in pair]
+                n_out += 1
+        with atomic_write(dst) as fh:
+            fh.write("\n".join(lines) + "\n")
+    return {"input": str(src), "output": str(dst), "instances": total, "switched": n_out,
+            "skipped": len(skipped), "skipped_instances": skipped,
+            "with_original": with_original}
+
+
+def _read_tsv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    header: list[str] | None = None
+    rows: list[tuple[int, dict[str, str]]] = []
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if header is None:
+            header = cells
+            if any(c not in header for c in TSV_COLUMNS):
+                raise RefbenchError(f"expected the columns {', '.join(TSV_COLUMNS)}", path=path,
+                                    line=number)
+            continue
+        if len(cells) != len(header):
+            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
+                                f"{len(cells)}", path=path, line=number)
+        rows.append((number, dict(zip(header, cells, strict=True))))
+    if header is None or len(rows) % 2:
+        raise RefbenchError("rows must come in pairs under a header", path=path)
+    return header, rows
