@@ -24,7 +24,9 @@ def corpus(out: Path, limit: int) -> int:
     with out.open("w") as fh:
         for d in ("books", "recipes", "songs"):
             for split in ("dev", "test"):
-                for q in json.load(gzip.open(DATA / "altentities" / d / f"{split}.json.gz")):
+                with gzip.open(DATA / "altentities" / d / f"{split}.json.gz", "rt") as fin:
+                    questions = json.load(fin)
+                for q in questions:
                     for c in q["choices"]:
                         for key in ("description", "unshown_background"):
                             fh.write(json.dumps({"text": c.get(key, "")}) + "\n")
