@@ -247,3 +247,38 @@ def test_dask_local_cluster_equals_local_engine(tmp_path: Path) -> None:
                       scheduler=cluster.scheduler_address, chunk_size=10, progress=False)
     assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     assert report["funnel"] == local["funnel"]
+
+
+def test_tsv_release_quirks_and_writers(tmp_path: Path) -> None:
+    from refbench.tasks.knowref.write import write_knowref
+
+    t = tmp_path / "q.tsv"
+    t.write_text(
+        "index\tsentence1\tsentence2\tlabel\tcandidate0\tcandidate1\n"
+        # split after the first mention in the second row (as the released files do)
+        "0\tSeymour sought Johnson 's support , but Seymour\tlong remained silent .\t0\tSeymour"
+        "\tJohnson\n"
+        "0\tSeymour sought Johnson\t's support , but Johnson long remained silent .\t0\tSeymour"
+        "\tJohnson\n"
+        # two blanks (the released instance with two bracketed pronouns)
+        "1\tSam met Carl , if Sam\twins, he treats Sam well .\t1\tSam\tCarl\n"
+        "1\tSam met Carl\t, if Carl wins, he treats Carl well .\t0\tSam\tCarl\n"
+        # candidates that contain each other
+        "2\tRose 's friend Julie arrives , but Rose\tis out .\t1\tRose\tRose 's friend Julie\n"
+        "2\tRose 's friend Julie arrives , but Rose 's friend Julie\tis out .\t0\tRose"
+        "\tRose 's friend Julie\n")
+    xs = list(read_choices(t))
+    assert xs[0].context == "Seymour sought Johnson 's support , but _ long remained silent ."
+    assert xs[0].gold is None  # labels 0/0: no gold (the released test.tsv)
+    assert xs[1].metadata["blanks"] == 2 and xs[1].gold == 0
+    assert xs[2].context == "Rose 's friend Julie arrives , but _ is out ."
+    js = list(read_choices(FIX / "knowref_test.json"))
+    out = tmp_path / "t.tsv"
+    write_knowref(js, out)
+    back = list(read_choices(out))
+    assert [(b.gold, [c.text for c in b.candidates]) for b in back] == [
+        (j.gold, [c.text for c in j.candidates]) for j in js]
+    assert back[0].with_expression_replaced(1) == js[0].with_expression_replaced(1)
+    jout = tmp_path / "t.json"
+    write_knowref(js, jout)
+    assert [(i.context, i.gold) for i in read_choices(jout)] == [(i.context, i.gold) for i in js]

@@ -128,3 +128,16 @@ def mine(inputs: tuple[Path, ...], out: Path, engine: str, workers: int, schedul
         click.echo(f"  {stage:20s} {n}")
     click.echo(f"candidates: {report['candidates']} (undecodable records skipped: "
                f"{report['undecodable']}) -> {out}")
+
+
+@knowref.command(context_settings=CONTEXT, epilog=(
+    "Example: refbench knowref convert ../shared/data/knowref/knowref_test.json test.tsv"))
+@click.argument("src", type=PATH)
+@click.argument("dst", type=PATH)
+def convert(src: Path, dst: Path) -> None:
+    """Convert between knowref_test.json-style JSON and the substitution TSV (either way)."""
+    from refbench.tasks.choices import read_choices
+    from refbench.tasks.knowref.write import write_knowref
+
+    n = write_knowref(read_choices(src, task="knowref"), dst)
+    click.echo(f"wrote {n} instances to {dst}")

@@ -23,7 +23,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import atomic_write, open_text, read_lines
-from refbench.tasks.knowref.read import TSV_COLUMNS, _cand
+from refbench.tasks.knowref.read import TSV_COLUMNS, _cand, tsv_pair_context
 
 
 @dataclass(frozen=True)
@@ -120,21 +120,26 @@ def switch_json_record(obj: dict[str, Any], index: int) -> tuple[dict[str, Any] 
     return new, None
 
 
-def switch_tsv_pair(r0: dict[str, str], r1: dict[str, str]
+def switch_tsv_pair(r0: dict[str, str], r1: dict[str, str], line: int = 0
                     ) -> tuple[tuple[dict[str, str], dict[str, str]] | None, str | None]:
+    """Switch the names around the blank; row k keeps candidate k at the blank, labels flip.
+    Rows are written split right after the blank's candidate."""
     c0, c1 = r0["candidate0"], r0["candidate1"]
-    out = []
-    for k, row in enumerate((r0, r1)):
-        cand = (c0, c1)[k]
-        prefix = row["sentence1"][: len(row["sentence1"]) - len(cand)].rstrip(" ")
-        context = f"{prefix} {row['sentence2']}"
-        res = switch_text(context, c0, c1)
-        if res.text is None:
-            return None, res.reason
-        new_prefix = res.text[: len(res.text) - len(row["sentence2"]) - 1]
-        label = "1" if row["label"].strip() == "0" else "0"
-        out.append({**row, "sentence1": f"{new_prefix} {cand}".lstrip(" "), "label": label})
-    return (out[0], out[1]), None
+    segments = tsv_pair_context(r0, r1, path="<tsv>", line=line)
+    res = switch_text(" \x00 ".join(segments).strip(), c0, c1)
+    if res.text is None:
+        return None, res.reason
+    parts = [p.strip() for p in res.text.split("\x00")]
+    labels = (r0["label"].strip(), r1["label"].strip())
+    flipped = {("1", "0"): ("0", "1"), ("0", "1"): ("1", "0")}.get(labels, labels)
+    rows = []
+    for k, (row, cand) in enumerate(((r0, c0), (r1, c1))):
+        filled = f" {cand} ".join(parts[1:-1] + [""]) if len(parts) > 2 else ""
+        sentence2 = " ".join(x for x in (filled.strip(), parts[-1]) if x) if len(parts) > 2 \
+            else parts[-1]
+        rows.append({**row, "sentence1": f"{parts[0]} {cand}".strip(), "sentence2": sentence2,
+                     "label": flipped[k]})
+    return (rows[0], rows[1]), None
 
 
 def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
@@ -173,7 +178,7 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
         total = len(rows) // 2
         for k in range(0, len(rows), 2):
             (n0, r0), (_, r1) = rows[k], rows[k + 1]
-            pair, reason = switch_tsv_pair(r0, r1)
+            pair, reason = switch_tsv_pair(r0, r1, n0)
             if with_original:
                 lines += ["\t".join(r[c] for c in header) for r in (r0, r1)]
             if pair is None:
