@@ -134,11 +134,9 @@ def switch_tsv_pair(r0: dict[str, str], r1: dict[str, str], line: int = 0
     flipped = {("1", "0"): ("0", "1"), ("0", "1"): ("1", "0")}.get(labels, labels)
     rows = []
     for k, (row, cand) in enumerate(((r0, c0), (r1, c1))):
-        filled = f" {cand} ".join(parts[1:-1] + [""]) if len(parts) > 2 else ""
-        sentence2 = " ".join(x for x in (filled.strip(), parts[-1]) if x) if len(parts) > 2 \
-            else parts[-1]
-        rows.append({**row, "sentence1": f"{parts[0]} {cand}".strip(), "sentence2": sentence2,
-                     "label": flipped[k]})
+        # every blank holds this row's candidate; the row is split right after the first
+        rows.append({**row, "sentence1": f"{parts[0]} {cand}".strip(),
+                     "sentence2": f" {cand} ".join(parts[1:]).strip(), "label": flipped[k]})
     return (rows[0], rows[1]), None
 
 
