@@ -39,7 +39,7 @@ def main() -> None:
     ap.add_argument("--skip-embedding", action="store_true")
     ap.add_argument("--skip-cross-encoder", action="store_true")
     ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--max-length", type=int, default=128)
+    ap.add_argument("--max-length", type=int, default=64)
     ap.add_argument("--heads", default="joint,binary")
     args = ap.parse_args()
     out: dict[str, object] = {"benchmark": "altentities"}

@@ -31,6 +31,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--max-steps", type=int, default=None)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     suite = args.suite
@@ -45,7 +46,12 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="ce-model-"))
     start = time.perf_counter()
     cfg = train_cross_encoder(train, dev, out, head=args.head, epochs=args.epochs, lr=args.lr,
-                              batch_size=args.batch_size, progress=False)
+                              batch_size=args.batch_size, max_steps=args.max_steps,
+                              progress=False)
+    prior_only = CrossEncoderModel(None)  # the untrained network: the similarity prior alone
+    prior_correct = sum(o.answer == x.gold for i in range(0, len(test), 32)
+                        for o, x in zip(prior_only.predict(test[i:i + 32]), test[i:i + 32],
+                                        strict=True))
     train_min = (time.perf_counter() - start) / 60
     model = CrossEncoderModel(str(out))
     t0 = time.perf_counter()
@@ -59,6 +65,7 @@ def main() -> None:
         "benchmark": "cross_encoder_kitmus", "variant": args.variant,
         "entities": args.entities, "head": args.head, "n_train": len(train),
         "n_test": len(test), "test_accuracy": round(correct / len(test), 4),
+        "untrained_prior_only_test_accuracy": round(prior_correct / len(test), 4),
         "best_dev_accuracy": cfg["best_dev_accuracy"], "epochs_done": cfg["epochs_done"],
         "train_minutes": round(train_min, 1), "test_instances_per_s": round(len(test) / infer_s,
                                                                              1),
