@@ -67,20 +67,14 @@ def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
     """Label by gender (census first names) and replace one name with a frequent name of the
     pronoun's gender, whole tokens only. Input: KnowRef JSON or JSONL records (mine output);
     output in the same format. Reports labelled / skipped / ambiguous."""
-    from refbench.core.errors import RefbenchError
-    from refbench.core.io import atomic_write, open_text, read_jsonl
+    from refbench.core.io import atomic_write, load_json_list, read_jsonl
     from refbench.tasks.knowref.neutralize import neutralize_records
 
     name = src.name[:-3] if src.name.endswith(".gz") else src.name
     if name.endswith(".jsonl"):
         records = [obj for _, obj in read_jsonl(src)]
     else:
-        with open_text(src) as fh:
-            try:
-                records = json.load(fh)
-            except json.JSONDecodeError as exc:
-                raise RefbenchError(f"invalid JSON ({exc.msg})", path=src,
-                                    line=exc.lineno) from None
+        records = load_json_list(src, "records")
     labelled, report = neutralize_records(records, seed=seed)
     with atomic_write(out) as fh:
         if name.endswith(".jsonl"):

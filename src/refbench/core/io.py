@@ -65,6 +65,26 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, obj
 
 
+def load_json(path: str | Path) -> Any:
+    """A whole JSON document (gz-transparent); invalid JSON names the file and line."""
+    try:
+        with open_text(path) as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise RefbenchError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise RefbenchError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    except FileNotFoundError:
+        raise RefbenchError("file not found", path=path) from None
+
+
+def load_json_list(path: str | Path, what: str = "items") -> list[Any]:
+    data = load_json(path)
+    if not isinstance(data, list):
+        raise RefbenchError(f"expected a JSON list of {what}", path=path)
+    return data
+
+
 def dumps_jsonl(obj: Any) -> str:
     """One canonical JSON line (stable key order given by the caller, no NaN, UTF-8)."""
     return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))

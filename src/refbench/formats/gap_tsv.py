@@ -7,13 +7,13 @@ named strings is an error naming the file, line and id.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_lines
+from refbench.formats.tsv import read_tsv, split_tsv_line
 
 GAP_COLUMNS = ("ID", "Text", "Pronoun", "Pronoun-offset", "A", "A-offset", "A-coref", "B",
                "B-offset", "B-coref")
@@ -54,22 +54,8 @@ def _bool(value: str, *, path: Path | str, line: int, column: str) -> bool:
 
 
 def read_gap(path: str | Path) -> Iterator[GapRow]:
-    header: list[str] | None = None
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        cells = next(csv.reader([line], delimiter="\t", quotechar='"'))
-        if header is None:
-            header = cells
-            missing = [c for c in GAP_COLUMNS if c not in header]
-            if missing:
-                raise RefbenchError(f"GAP header lacks {', '.join(missing)}", path=path,
-                                    line=number)
-            continue
-        if len(cells) != len(header):
-            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
-                                f"{len(cells)}", path=path, line=number)
-        row = dict(zip(header, cells, strict=True))
+    _, rows = read_tsv(path, required=GAP_COLUMNS, quoted=True, what="GAP")
+    for number, row in rows:
         try:
             offsets = [int(row[c]) for c in ("Pronoun-offset", "A-offset", "B-offset")]
         except ValueError:
@@ -87,3 +73,25 @@ def read_gap(path: str | Path) -> Iterator[GapRow]:
                      row["B"], offsets[2],
                      _bool(row["B-coref"], path=path, line=number, column="B-coref"),
                      row.get("URL", ""), number)
+
+
+SYSTEM_COLUMNS = ("ID", "A-coref", "B-coref")
+
+
+def read_gap_system(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows of a system output: the GAP scorer's headerless ``ID A-coref B-coref`` file, or any
+    file whose header names ID, A-coref and B-coref (the 9- and 11-column formats)."""
+    header: list[str] | None = None
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        cells = split_tsv_line(line, quoted=True)
+        if header is None:
+            if all(c in cells for c in SYSTEM_COLUMNS):
+                header = cells
+                continue
+            header = list(SYSTEM_COLUMNS)
+        if len(cells) != len(header):
+            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
+                                f"{len(cells)}", path=path, line=number)
+        yield number, dict(zip(header, cells, strict=True))

@@ -35,6 +35,12 @@ def _first_offset(inst: ChoiceInstance, k: int) -> float:
     return float(spans[0][0]) if spans else float("inf")
 
 
+def _rank_scores(order: Sequence[int]) -> tuple[float, ...]:
+    """Scores that make ``order[0]`` best, ``order[1]`` next, and so on."""
+    n = len(order)
+    return tuple(float(n - order.index(k)) for k in range(n))
+
+
 class FirstModel(ChoiceModel):
     """The candidate mentioned first in the context (candidate order when none is located)."""
 
@@ -44,14 +50,13 @@ class FirstModel(ChoiceModel):
         out = []
         for inst in batch:
             pos = [_first_offset(inst, k) for k in range(len(inst.candidates))]
-            order = sorted(range(len(pos)), key=lambda k: (pos[k], k))
-            scores = tuple(float(len(pos) - order.index(k)) for k in range(len(pos)))
+            scores = _rank_scores(sorted(range(len(pos)), key=lambda k: (pos[k], k)))
             out.append(ModelOutput(argmax(scores), scores))
         return out
 
 
 class LastModel(ChoiceModel):
-    """The candidate whose first mention comes last."""
+    """The candidate whose first mention comes last (unlocated candidates rank lowest)."""
 
     name = "last"
 
@@ -60,8 +65,7 @@ class LastModel(ChoiceModel):
         for inst in batch:
             pos = [_first_offset(inst, k) for k in range(len(inst.candidates))]
             pos = [p if p != float("inf") else -1.0 for p in pos]
-            order = sorted(range(len(pos)), key=lambda k: (-pos[k], k))
-            scores = tuple(float(len(pos) - order.index(k)) for k in range(len(pos)))
+            scores = _rank_scores(sorted(range(len(pos)), key=lambda k: (-pos[k], k)))
             out.append(ModelOutput(argmax(scores), scores))
         return out
 

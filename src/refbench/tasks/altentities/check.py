@@ -6,14 +6,12 @@ and test files of recipes and songs share some entities; they are listed, not hi
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
-from refbench.core.io import open_text
+from refbench.core.io import load_json_list
 
 _SPLIT = re.compile(r"(train|dev|validation|test)", re.IGNORECASE)
 
@@ -24,14 +22,7 @@ def split_of(path: Path) -> str:
 
 
 def load_questions(path: str | Path) -> list[dict[str, Any]]:
-    try:
-        with open_text(path) as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise RefbenchError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    if not isinstance(data, list):
-        raise RefbenchError("expected a JSON list of questions", path=path)
-    return data
+    return load_json_list(path, "questions")
 
 
 def entity_key(choice: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import open_text
+from refbench.core.io import load_json_list
 from refbench.core.types import Candidate, ChoiceInstance
 
 INPUT_TYPES = ("name", "infobox", "unshown_background", "oracle")
@@ -47,14 +47,7 @@ def read_altentities(path: str | Path, *, input_type: str = "unshown_background"
                      max_words: int = DEFAULT_MAX_WORDS) -> Iterator[ChoiceInstance]:
     if input_type not in INPUT_TYPES:
         raise UsageError(f"unknown input type {input_type!r}; choose from {', '.join(INPUT_TYPES)}")
-    try:
-        with open_text(path) as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise RefbenchError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    if not isinstance(data, list):
-        raise RefbenchError("expected a JSON list of questions", path=path)
-    for qi, q in enumerate(data):
+    for qi, q in enumerate(load_json_list(path, "questions")):
         where = f"question {qi}: {str(q.get('question', '?'))[:60]!r}" if isinstance(q, dict) \
             else f"question {qi}"
         if not isinstance(q, dict):

@@ -11,14 +11,12 @@ percentages; the text output here does too).
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_lines
-from refbench.formats.gap_tsv import read_gap
+from refbench.formats.gap_tsv import read_gap, read_gap_system
 from refbench.metrics.prf import PRF
 
 MASCULINE = frozenset({"he", "his", "him", "himself"})
@@ -41,20 +39,7 @@ def read_system(path: str | Path) -> tuple[dict[str, tuple[bool | None, bool | N
     """System rows by id: the 3-column headerless file, or any file with a GAP header."""
     rows: dict[str, tuple[bool | None, bool | None]] = {}
     warnings: list[str] = []
-    header: list[str] | None = None
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        cells = next(csv.reader([line], delimiter="\t", quotechar='"'))
-        if header is None:
-            if "ID" in cells and "A-coref" in cells and "B-coref" in cells:
-                header = cells
-                continue
-            header = ["ID", "A-coref", "B-coref"]
-        if len(cells) < len(header):
-            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
-                                f"{len(cells)}", path=path, line=number)
-        row = dict(zip(header, cells, strict=False))
+    for number, row in read_gap_system(path):
         if row["ID"] in rows:
             warnings.append(f"{path}:{number}: multiple annotations for {row['ID']}; first kept")
             continue

@@ -11,15 +11,15 @@ pronoun (exact token spans), as in the official evaluator.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_jsonl, read_lines
+from refbench.core.io import read_jsonl
 from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
+from refbench.formats.gap_tsv import read_gap_system
 from refbench.tasks.kitmus.gold import GoldItem, Span, instance_key
 
 
@@ -106,20 +106,7 @@ def _read_conll_preds(path: Path) -> PredictionFile:
 def _read_gap_preds(path: Path) -> PredictionFile:
     items: dict[str, Prediction] = {}
     warnings: list[str] = []
-    header: list[str] | None = None
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        cells = next(csv.reader([line], delimiter="\t", quotechar='"'))
-        if header is None:
-            if "ID" in cells and "A-coref" in cells:
-                header = cells
-                continue
-            header = ["ID", "A-coref", "B-coref"]  # the GAP scorer's system file: no header
-        if len(cells) != len(header):
-            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
-                                f"{len(cells)}", path=path, line=number)
-        row = dict(zip(header, cells, strict=True))
+    for number, row in read_gap_system(path):
         key = instance_key(row["ID"])
         if key in items:
             warnings.append(f"{path}:{number}: second row for {row['ID']} ignored")

@@ -17,7 +17,6 @@ simply make the variants that need them unavailable.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from refbench.core.errors import ResourceError
 from refbench.core.io import read_lines
+from refbench.formats.tsv import read_tsv
 from refbench.tasks.kitmus.templates import Template, parse_template
 
 Token = tuple[str, str]
@@ -93,30 +93,7 @@ def format_tagged(tokens: Tagged) -> str:
 
 
 def _read_tsv(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
-    rows: list[tuple[int, dict[str, str]]] = []
-    header: list[str] | None = None
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        cells = next(csv.reader([line], delimiter="\t", quoting=csv.QUOTE_NONE))
-        if header is None:
-            header = cells
-            missing = [c for c in columns if c not in header]
-            if missing:
-                raise ResourceError(
-                    f"header lacks column(s) {', '.join(missing)}; expected {', '.join(columns)}",
-                    path=path, line=number,
-                )
-            continue
-        if len(cells) != len(header):
-            raise ResourceError(
-                f"expected {len(header)} tab-separated columns, found {len(cells)}",
-                path=path, line=number,
-            )
-        rows.append((number, dict(zip(header, cells, strict=True))))
-    if header is None:
-        raise ResourceError("file is empty", path=path)
-    return rows
+    return read_tsv(path, required=columns)[1]
 
 
 def _hash(path: Path) -> str:

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -12,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import open_text, read_lines
+from refbench.core.io import load_json_list
 from refbench.core.types import Candidate, ChoiceInstance
+from refbench.formats.tsv import read_tsv
 from refbench.tasks.text_spans import find_spans
 
 _BRACKET = re.compile(r"\[([^\[\]]+)\]")
@@ -44,14 +43,7 @@ def parse_bracketed(sentence: str, *, path: Path | str, item: str) -> tuple[str,
 
 
 def read_knowref_json(path: str | Path) -> Iterator[ChoiceInstance]:
-    try:
-        with open_text(path) as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise RefbenchError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    if not isinstance(data, list):
-        raise RefbenchError("expected a JSON list of instances", path=path)
-    for i, obj in enumerate(data):
+    for i, obj in enumerate(load_json_list(path, "instances")):
         item = f"instance {i} (original id {obj.get('oiginal_id', obj.get('original_id', '?'))})"
         try:
             sentence = obj["sentence_with_pronoun"]
@@ -128,23 +120,7 @@ def read_knowref_tsv(path: str | Path) -> Iterator[ChoiceInstance]:
     """Pairs of rows sharing an index; the pronoun is gone from this format, so the expression
     is a blank ``_`` where the candidates were substituted. A pair labelled 0/0 (the released
     test.tsv) has no gold answer."""
-    rows: list[tuple[int, dict[str, str]]] = []
-    header: list[str] | None = None
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        cells = next(csv.reader([line], delimiter="\t", quoting=csv.QUOTE_NONE))
-        if header is None:
-            header = cells
-            missing = [c for c in TSV_COLUMNS if c not in header]
-            if missing:
-                raise RefbenchError(f"KnowRef TSV header lacks {', '.join(missing)}", path=path,
-                                    line=number)
-            continue
-        if len(cells) != len(header):
-            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
-                                f"{len(cells)}", path=path, line=number)
-        rows.append((number, dict(zip(header, cells, strict=True))))
+    _, rows = read_tsv(path, required=TSV_COLUMNS, what="KnowRef TSV")
     for k in range(0, len(rows), 2):
         if k + 1 >= len(rows) or rows[k][1]["index"] != rows[k + 1][1]["index"]:
             raise RefbenchError("rows must come in pairs with the same index", path=path,

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import atomic_write, open_text, read_lines
+from refbench.core.io import atomic_write, load_json_list
+from refbench.formats.tsv import read_tsv
 from refbench.tasks.knowref.read import TSV_COLUMNS, _cand, tsv_pair_context
 
 
@@ -148,12 +149,7 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
     skipped: list[dict[str, Any]] = []
     n_out = 0
     if name.endswith(".json"):
-        with open_text(src) as fh:
-            try:
-                data = json.load(fh)
-            except json.JSONDecodeError as exc:
-                raise RefbenchError(f"invalid JSON ({exc.msg})", path=src,
-                                    line=exc.lineno) from None
+        data = load_json_list(src, "instances")
         out = []
         for i, obj in enumerate(data):
             if "refbench_index" not in obj:
@@ -192,22 +188,7 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
 
 
 def _read_tsv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    header: list[str] | None = None
-    rows: list[tuple[int, dict[str, str]]] = []
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        if header is None:
-            header = cells
-            if any(c not in header for c in TSV_COLUMNS):
-                raise RefbenchError(f"expected the columns {', '.join(TSV_COLUMNS)}", path=path,
-                                    line=number)
-            continue
-        if len(cells) != len(header):
-            raise RefbenchError(f"expected {len(header)} tab-separated columns, found "
-                                f"{len(cells)}", path=path, line=number)
-        rows.append((number, dict(zip(header, cells, strict=True))))
-    if header is None or len(rows) % 2:
-        raise RefbenchError("rows must come in pairs under a header", path=path)
+    header, rows = read_tsv(path, required=TSV_COLUMNS, what="KnowRef TSV")
+    if len(rows) % 2:
+        raise RefbenchError("rows must come in pairs", path=path)
     return header, rows
