@@ -119,3 +119,20 @@ def test_detokenizer_rebuilds_the_official_text() -> None:
 def test_official_gap_rows_read() -> None:
     rows = list(read_gap(RELEASED / "full-text" / "test.tsv.gz"))
     assert len(rows) == 2000 and all(r.a_coref != r.b_coref for r in rows)
+
+
+def test_atomic_writes_get_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from refbench.core.io import commit_output_dir, prepare_output_dir
+
+    umask = os.umask(0)
+    os.umask(umask)
+    p = tmp_path / "f.json"
+    with atomic_write(p) as fh:
+        fh.write("{}")
+    assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask
+    tmp = prepare_output_dir(tmp_path / "out", overwrite=False)
+    commit_output_dir(tmp, tmp_path / "out")
+    assert stat.S_IMODE((tmp_path / "out").stat().st_mode) == 0o777 & ~umask

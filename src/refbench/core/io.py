@@ -22,6 +22,11 @@ from typing import IO, Any
 
 from refbench.core.errors import OutputError, RefbenchError
 
+# Temporary files and folders are created private (0600/0700); what is committed gets the
+# permissions an ordinary open() or mkdir() would give under the user's umask.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 def open_text(path: str | Path, mode: str = "r") -> IO[str]:
     """Open a text file, decompressing ``.gz``/``.bz2`` by extension (UTF-8)."""
@@ -100,6 +105,7 @@ def atomic_write(path: str | Path) -> Iterator[IO[str]]:
     try:
         with _open_for_write(Path(tmp), compress=target.suffix == ".gz") as fh:
             yield fh
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -142,6 +148,7 @@ def prepare_output_dir(out: Path, *, overwrite: bool) -> Path:
 def commit_output_dir(tmp: Path, out: Path) -> None:
     """Replace ``out`` by the completed temporary folder ``tmp``."""
     out = Path(out)
+    os.chmod(tmp, 0o777 & ~_UMASK)
     if out.exists():
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
         os.replace(out, old)

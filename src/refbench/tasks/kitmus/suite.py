@@ -9,7 +9,6 @@ suite is complete, so a failure leaves nothing half-written.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -208,7 +207,6 @@ def generate_suite(
         from refbench.tasks.kitmus.datasheet import render_datasheet
 
         write_text_atomic(tmp / "DATASHEET.md", render_datasheet(stats))
-        os.chmod(tmp, 0o755)
         commit_output_dir(tmp, out)
     except BaseException:
         discard_output_dir(tmp)
