@@ -19,7 +19,7 @@ EXAMPLE = (
 
 
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
-@click.option("--task", required=True, help="kitmus, gap or knowref (refbench ls tasks).")
+@click.option("--task", required=True, help="kitmus, gap, knowref or tne (refbench ls tasks).")
 @click.option("--gold", type=PATH, required=True, help="Gold file, or a suite folder (KITMUS).")
 @click.option("--pred", type=PATH, required=True, multiple=True,
               help="Prediction file; more files may follow (runs). In suite mode, one folder "
@@ -36,9 +36,12 @@ EXAMPLE = (
               help="KnowRef: predictions on the switched copy (consistency).")
 @click.option("--switched-gold", type=PATH, default=None,
               help="KnowRef: the switched gold (default: switched on the fly).")
+@click.option("--plot", type=PATH, default=None,
+              help="TNE: draw the preposition confusion heat-map (PNG).")
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, system: str | None, split: str, bootstrap: int,
-             seed: int, switched_pred: Path | None, switched_gold: Path | None) -> None:
+             seed: int, switched_pred: Path | None, switched_gold: Path | None,
+             plot: Path | None) -> None:
     """Score predictions: KITMUS antecedent P/R/F1, pronoun accuracy, KnowRef decisions, slices by
     pronoun and answer position, seeded bootstrap 95% intervals and the random baseline; or the
     GAP scorer's metrics. Missing predictions count as wrong and are reported.
@@ -48,7 +51,20 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     task = TASKS.canonical(task)
     preds = [*pred, *more]
     result: dict[str, Any]
-    if task == "knowref":
+    if task == "tne":
+        from refbench.tasks.tne.metrics import evaluate_tne, plot_confusion
+        from refbench.tasks.tne.predictions import read_predictions
+        from refbench.tasks.tne.read import read_tne
+
+        if len(preds) != 1:
+            raise UsageError("--task tne scores one prediction file at a time")
+        docs = list(read_tne(gold))
+        result = evaluate_tne(docs, read_predictions(preds[0], {d.id: d for d in docs}))
+        result.update({"gold": str(gold), "pred": str(preds[0])})
+        if plot is not None:
+            plot_confusion(result, plot)
+        text = _tne_text(result)
+    elif task == "knowref":
         from refbench.tasks.knowref.metrics import evaluate_knowref
 
         if len(preds) != 1:
@@ -123,6 +139,25 @@ def _kitmus_text(r: dict[str, Any]) -> str:
             lines.append(f"By {name.replace('_', ' ')}: " + ", ".join(parts))
     lines.append(f"Random baseline: {r['random_baseline']['pronoun_accuracy']:.3f}. Instances: "
                  f"{r['n']}, missing predictions: {r['n_missing']}.")
+    return "\n".join(lines)
+
+
+def _tne_text(r: dict[str, Any]) -> str:
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.1f}"
+
+    lines = [f"Labeled P/R/F1 {pct(r['labeled_precision'])} / {pct(r['labeled_recall'])} / "
+             f"{pct(r['labeled_f1'])}; unlabeled {pct(r['unlabeled_precision'])} / "
+             f"{pct(r['unlabeled_recall'])} / {pct(r['unlabeled_f1'])}",
+             f"IPrep-Acc {pct(r['iprep_accuracy'])}, UPrep-Acc {pct(r['uprep_accuracy'])} "
+             f"({r['uprep_scored']} missed links with scores); documents {r['n_documents']}, "
+             f"without predictions {r['n_missing_documents']}"]
+    lines.append("By NP distance: " + ", ".join(f"{k} F1 {pct(v['labeled_f1'])}"
+                                                for k, v in r["by_distance"].items()))
+    lines.append("By source: " + ", ".join(f"{k} F1 {pct(v['labeled_f1'])}"
+                                           for k, v in r["by_source"].items()))
+    lines.append("Recall explicit / implicit: " + ", ".join(
+        f"{k} {pct(v['recall'])} (n={v['n_gold']})" for k, v in r["explicit_vs_implicit"].items()))
     return "\n".join(lines)
 
 

@@ -141,6 +141,8 @@ TASKS = Registry(
               "Winograd-style JSONL (WSC273, WinoGrande): blank and two options; accuracy"),
         Entry("altentities", "refbench.tasks.altentities.read:read_altentities",
               "AltEntities: indirect expressions choosing between two entities; accuracy"),
+        Entry("tne", "refbench.tasks.tne.metrics:evaluate_tne",
+              "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"),
     ],
 )
 

@@ -1,0 +1,91 @@
+"""``refbench tne``: deterministic baselines and prediction-format conversion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from refbench.cli.common import CONTEXT, PATH, print_json
+
+
+@click.group(context_settings=CONTEXT, epilog="Example: refbench tne baseline combined --data "
+             "../shared/data/tne/test.jsonl.gz --out combined.jsonl")
+def tne() -> None:
+    """TNE (Text-based NP Enrichment): baselines and prediction formats."""
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench tne baseline surface-expand --data ../shared/data/tne/test.jsonl.gz "
+    "--out se.jsonl  |  refbench tne baseline all --data ../shared/data/tne/test.jsonl.gz "
+    "--out baselines/ --json"))
+@click.argument("name")
+@click.option("--data", type=PATH, required=True, help="TNE documents (any release).")
+@click.option("--out", type=PATH, required=True,
+              help="Predictions file (or a folder when NAME is 'all').")
+@click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
+@click.option("--seed", type=int, default=0, show_default=True, help="For title-random.")
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
+             as_json: bool) -> None:
+    """Run one of the paper's deterministic baselines (title-first, title-last, title-random,
+    adj-forward, adj-backward, surface, surface-expand, combined, combined-coref; or all) with
+    oracle prepositions, write its predictions, and score them when the data is labelled."""
+    from refbench.core.errors import UsageError
+    from refbench.tasks.tne.baselines import BASELINES, TABLE4_F1, with_oracle_prepositions
+    from refbench.tasks.tne.metrics import evaluate_tne
+    from refbench.tasks.tne.predictions import TnePrediction, write_predictions
+    from refbench.tasks.tne.read import read_tne
+
+    names = list(BASELINES) if name == "all" else [name]
+    for n in names:
+        if n not in BASELINES:
+            raise UsageError(f"unknown baseline {n!r}; choose from {', '.join(BASELINES)}, all")
+    docs = list(read_tne(data))
+    labelled = all(d.relations is not None for d in docs)
+    report = {}
+    for n in names:
+        preds = [with_oracle_prepositions(d, BASELINES[n](d, seed)) for d in docs]
+        target = out / f"{n}.jsonl" if name == "all" else out
+        write_predictions(docs, preds, target, leaderboard=leaderboard)
+        if labelled:
+            r = evaluate_tne(docs, {d.id: TnePrediction(d.id, p) for d, p in
+                                    zip(docs, preds, strict=True)})
+            report[n] = {k: round(r[k], 4) for k in ("labeled_precision", "labeled_recall",
+                                                     "labeled_f1")} | {"table4_f1": TABLE4_F1[n]}
+    if as_json:
+        print_json(report)
+        return
+    for n, r in report.items():
+        click.echo(f"{n:16s} P {100 * r['labeled_precision']:.1f} R "
+                   f"{100 * r['labeled_recall']:.1f} F1 {100 * r['labeled_f1']:.1f} "
+                   f"(Table 4: {r['table4_f1']})")
+    click.echo(f"predictions: {out}")
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench tne convert preds.jsonl board.jsonl --gold test.jsonl.gz --to "
+    "leaderboard  |  refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl "
+    "--gold ../shared/data/tne/dev.jsonl.gz --to leaderboard"))
+@click.argument("src", type=PATH)
+@click.argument("dst", type=PATH)
+@click.option("--gold", type=PATH, required=True, help="The documents (NP order and ids).")
+@click.option("--to", "target", default="leaderboard", show_default=True,
+              help="leaderboard or refbench.")
+def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
+    """Convert predictions between refbench JSONL and the leaderboard format (n x n preposition
+    ids). SRC may also be the gold documents themselves (gold to leaderboard answers)."""
+    from refbench.core.errors import UsageError
+    from refbench.tasks.tne.predictions import gold_relations, read_predictions, write_predictions
+    from refbench.tasks.tne.read import read_tne
+
+    if target not in ("leaderboard", "refbench"):
+        raise UsageError("--to must be leaderboard or refbench")
+    docs = list(read_tne(gold))
+    if src.resolve() == gold.resolve():
+        rels = [gold_relations(d) for d in docs]
+    else:
+        preds = read_predictions(src, {d.id: d for d in docs})
+        rels = [preds[d.id].relations if d.id in preds else {} for d in docs]
+    n = write_predictions(docs, rels, dst, leaderboard=target == "leaderboard")
+    click.echo(f"wrote {n} documents to {dst}")
