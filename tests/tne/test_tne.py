@@ -168,3 +168,18 @@ def test_release_files_and_table4() -> None:
     r = evaluate_tne(test, {d.id: TnePrediction(d.id, with_oracle_prepositions(
         d, BASELINES["combined"](d, 0))) for d in test})
     assert abs(100 * r["labeled_f1"] - 22.8) <= 1.0
+
+
+def test_chunker_base_nps() -> None:
+    from refbench.tasks.tne.chunker import chunk_texts
+
+    (chunks,) = list(chunk_texts(["The Church of Scientology sued the owner of the site in "
+                                  "2005 because he wrote three letters.\nNew title here"]))
+    texts = [c.text for c in chunks]
+    assert "The Church of Scientology" in texts  # a named entity stays whole
+    assert "the owner" in texts and "the site" in texts  # base NPs: no "of" attachment
+    assert "he" not in texts  # pronouns dropped
+    assert any(c.measure for c in chunks if "2005" in c.text)
+    assert all("\n" not in t for t in texts)
+    r = run_cli("tne", "chunk", "The roof of the house fell.", "--json")
+    assert [c["text"] for c in json.loads(r.stdout)] == ["The roof", "the house"]

@@ -89,3 +89,28 @@ def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
         rels = [preds[d.id].relations if d.id in preds else {} for d in docs]
     n = write_predictions(docs, rels, dst, leaderboard=target == "leaderboard")
     click.echo(f"wrote {n} documents to {dst}")
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench tne chunk \"The roof of the house in the town fell.\"  |  "
+    "refbench tne chunk --file story.txt --json"))
+@click.argument("text", required=False)
+@click.option("--file", "file", type=PATH, default=None, help="Read the text from a file.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
+    """Base noun phrases as TNE defines them (pronouns dropped, time/measure NPs flagged)."""
+    from refbench.core.errors import UsageError
+    from refbench.tasks.tne.chunker import chunk_texts
+
+    if file is not None:
+        text = file.read_text(encoding="utf-8")
+    if not text:
+        raise UsageError("give TEXT or --file")
+    chunks = next(chunk_texts([text]))
+    if as_json:
+        print_json([{"text": c.text, "first_char": c.first_char, "last_char": c.last_char,
+                     "measure": c.measure} for c in chunks])
+        return
+    for c in chunks:
+        click.echo(f"{c.first_char:>6}-{c.last_char:<6} {c.text}" + ("  [time/measure]"
+                                                                    if c.measure else ""))
