@@ -114,3 +114,82 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
     for c in chunks:
         click.echo(f"{c.first_char:>6}-{c.last_char:<6} {c.text}" + ("  [time/measure]"
                                                                     if c.measure else ""))
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
+    "Example: refbench tne train --data ../shared/data/tne/dev.jsonl.gz --out models/tne "
+    "--epochs 3"))
+@click.option("--data", type=PATH, required=True, help="Labelled TNE documents (any release).")
+@click.option("--dev", type=PATH, default=None,
+              help="Documents for early stopping (default: the last 10% of --data).")
+@click.option("--out", type=PATH, required=True, help="Model folder.")
+@click.option("--head", default="coupled", show_default=True, help="coupled or decoupled.")
+@click.option("--epochs", type=int, default=3, show_default=True)
+@click.option("--lr", type=float, default=5e-5, show_default=True, help="Encoder rate.")
+@click.option("--seed", type=int, default=13, show_default=True)
+@click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.pt.")
+@click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
+def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: float,
+          seed: int, resume: bool, as_json: bool) -> None:
+    """Train the span-pair model (MiniLM encoder, NP = first + last token vectors, anchor and
+    complement MLPs, pair MLP; multi-label targets) on the CPU, with checkpoints and resume."""
+    from refbench.tasks.tne.model import train_tne
+    from refbench.tasks.tne.read import read_tne
+
+    docs = list(read_tne(data))
+    if dev is not None:
+        dev_docs = list(read_tne(dev))
+    else:
+        cut = max(1, len(docs) // 10)
+        docs, dev_docs = docs[:-cut], docs[-cut:]
+    report = train_tne(docs, dev_docs, out, head=head, epochs=epochs, lr=lr, seed=seed,
+                       resume=resume, progress=not as_json)
+    if as_json:
+        print_json(report)
+    else:
+        click.echo(f"best dev labeled F1 {100 * report['best_dev_labeled_f1']:.1f} after "
+                   f"{report['epochs_done']} epoch(s); model in {out}")
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
+    "Example: refbench tne predict --model models/tne --data ../shared/data/tne/test.jsonl.gz "
+    "--out pred.jsonl"))
+@click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
+@click.option("--data", type=PATH, required=True, help="TNE documents.")
+@click.option("--out", type=PATH, required=True, help="Predictions (JSONL).")
+@click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
+@click.option("--scores", is_flag=True, help="Include per-pair preposition scores (large).")
+def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: bool) -> None:
+    """Predict the NP relations of every document."""
+    from refbench.tasks.tne.model import TneModel
+    from refbench.tasks.tne.predictions import write_predictions
+    from refbench.tasks.tne.read import read_tne
+
+    docs = list(read_tne(data))
+    results = TneModel(model_dir).predict(docs, progress=True)
+    n = write_predictions(docs, [r for r, _ in results], out, leaderboard=leaderboard,
+                          scores=[s for _, s in results] if scores else None)
+    click.echo(f"wrote {n} documents to {out}")
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
+    "Example: refbench tne enrich --model models/tne \"The roof of the house in the town fell.\""))
+@click.argument("text")
+@click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def enrich(text: str, model_dir: Path, as_json: bool) -> None:
+    """Chunk a text, predict its NP relations, and print each NP with its relations (the
+    paper's Figure 2)."""
+    from refbench.tasks.tne.chunker import nlp
+    from refbench.tasks.tne.enrich import enrich_text
+
+    nps, relations = enrich_text(text, model_dir, nlp())
+    if as_json:
+        print_json({"nps": nps, "relations": relations})
+        return
+    by_anchor: dict[str, list[str]] = {}
+    for r in relations:
+        by_anchor.setdefault(r["anchor"], []).append(f"{r['preposition']} {r['complement_text']}")
+    for np in nps:
+        rels = by_anchor.get(np["id"], [])
+        click.echo(f"{np['text']}" + (f"  [{'; '.join(rels)}]" if rels else ""))
