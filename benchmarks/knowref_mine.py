@@ -12,6 +12,7 @@ import gzip
 import json
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from refbench.tasks.knowref.mine import mine
@@ -19,25 +20,31 @@ from refbench.tasks.knowref.mine import mine
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+def _texts() -> Iterator[str]:
+    for d in ("books", "recipes", "songs"):
+        for split in ("dev", "test"):
+            with gzip.open(DATA / "altentities" / d / f"{split}.json.gz", "rt") as fin:
+                questions = json.load(fin)
+            for q in questions:
+                for c in q["choices"]:
+                    for key in ("description", "unshown_background"):
+                        yield c.get(key, "")
+    for name in ("dev.jsonl.gz", "test.jsonl.gz"):
+        with gzip.open(DATA / "tne" / name, "rt") as tne:
+            for line in tne:
+                yield json.loads(line).get("text", "")
+
+
 def corpus(out: Path, limit: int) -> int:
+    """Write up to ``limit`` records (0: all) of real text as JSONL; return how many."""
     n = 0
     with out.open("w") as fh:
-        for d in ("books", "recipes", "songs"):
-            for split in ("dev", "test"):
-                with gzip.open(DATA / "altentities" / d / f"{split}.json.gz", "rt") as fin:
-                    questions = json.load(fin)
-                for q in questions:
-                    for c in q["choices"]:
-                        for key in ("description", "unshown_background"):
-                            fh.write(json.dumps({"text": c.get(key, "")}) + "\n")
-                            n += 1
-        for name in ("dev.jsonl.gz", "test.jsonl.gz"):
-            with gzip.open(DATA / "tne" / name, "rt") as tne:
-                for line in tne:
-                    doc = json.loads(line)
-                    fh.write(json.dumps({"text": doc.get("text", "")}) + "\n")
-                    n += 1
-    return n if limit <= 0 else min(n, limit)
+        for text in _texts():
+            if limit and n >= limit:
+                break
+            fh.write(json.dumps({"text": text}) + "\n")
+            n += 1
+    return n
 
 
 def main() -> None:
