@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from refbench.report.tables import Cell
 
@@ -42,8 +43,15 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
     axes[0][0].set_ylabel(metric)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
+    save_figure(fig, out, dpi=120)
+
+
+def save_figure(fig: Any, out: str | Path, *, dpi: int = 110) -> None:
+    """Write a PNG via a temporary sibling renamed into place, then close the figure."""
+    import matplotlib.pyplot as plt
+
     out = Path(out)
     tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=120)
+    fig.savefig(tmp, dpi=dpi)
     plt.close(fig)
     tmp.replace(out)

@@ -140,6 +140,8 @@ def plot_confusion(result: dict[str, Any], out: str | Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from refbench.report.plots import save_figure
+
     labels = list(PREPOSITIONS)
     m = np.zeros((len(labels), len(labels)))
     for gp, row in result["confusion"].items():
@@ -155,8 +157,4 @@ def plot_confusion(result: dict[str, Any], out: str | Path) -> None:
     ax.set_ylabel("gold (first preposition of the pair)")
     fig.colorbar(im, ax=ax, fraction=0.04)
     fig.tight_layout()
-    out = Path(out)
-    tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(out)
+    save_figure(fig, out)
