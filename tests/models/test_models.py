@@ -220,7 +220,8 @@ def test_suite_run_and_report_from_store(tmp_path: Path) -> None:
     r = run_cli("run", "--model", "knowledge-match", "--data", str(GOLDEN), "--out",
                 str(tmp_path / "runs"), "--store", store, "--quiet")
     assert r.returncode == 0, r.stderr
-    assert "| knowledge-match |" in r.stdout and "| random |" in r.stdout
+    assert "| background-inference-charfict-wordfict | 1.000 | 1.000 |" in r.stdout
+    assert "| random | 0.500 | 0.333 |" in r.stdout and "| variant | 2 entities |" in r.stdout
     suite = json.loads((tmp_path / "runs" / "suite-results.json").read_text())
     assert len(suite["cells"]) == 4
     rep = run_cli("report", "--from-store", "--store", store, "--format", "csv")

@@ -65,11 +65,17 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
         if as_json:
             print_json(result)
         else:
-            from refbench.report.tables import kitmus_cells, kitmus_grid, render
+            from refbench.report.tables import render
 
-            cells, random = kitmus_cells([result], "pronoun_accuracy")
-            header, rows = kitmus_grid(cells, random)
-            click.echo(render(header, rows, "md",
+            ns = sorted({c["n_entities"] for c in result["cells"]})
+            acc = {(c["variant"], c["n_entities"]): c["pronoun_accuracy"]
+                   for c in result["cells"]}
+            variants = list(dict.fromkeys(c["variant"] for c in result["cells"]))
+            rnd = result["random_baseline"]
+            rows = [[v, *(f"{acc[(v, n)]:.3f}" if (v, n) in acc else "-" for n in ns)]
+                    for v in variants]
+            rows.append(["random", *(f"{rnd[f'{variants[0]}|{n}']:.3f}" for n in ns)])
+            click.echo(render(["variant", *(f"{n} entities" for n in ns)], rows, "md",
                               title=f"{spec}: pronoun accuracy, {split} split"))
         return
     reader: dict[str, Any] = {}
