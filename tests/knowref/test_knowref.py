@@ -22,15 +22,15 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "knowref"
 
 
 def test_json_and_tsv_readers() -> None:
-    js = list(read_choices(FIX / "knowref_test.json"))
+    js = list(read_choices(FIX / "knowref_sample.json"))
     assert [i.id for i in js] == ["knowref:0", "knowref:1", "knowref:2"]
-    assert js[1].candidates[1].text == "French statesman Leon Gambetta"  # token list joined
+    assert js[1].candidates[0].text == "Retired engineer Mara Lindqvist"  # token list joined
     assert js[0].context.split()[7] == "he" and js[0].expression_offset == 40
     assert js[0].gold == 1
     ts = list(read_choices(FIX / "train.tsv"))
     assert [i.gold for i in ts] == [1, 0]
-    assert ts[0].context == "Pearl is painting a portrait of Martha , but every pose exhausts _ ."
-    assert ts[0].with_expression_replaced(1).endswith("exhausts Martha .")
+    assert ts[0].context == "Ingrid is sketching Beatrix , but every long sitting tires _ ."
+    assert ts[0].with_expression_replaced(1).endswith("tires Beatrix .")
 
 
 def test_bad_input(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_bad_input(tmp_path: Path) -> None:
         list(read_choices(p, task="knowref"))
     assert "no [pronoun]" in info.value.message and info.value.item.startswith("instance 0")
     t = tmp_path / "k.tsv"
-    t.write_text((FIX / "train.tsv").read_text().replace("\t.\t0\tPearl", "\t0\tPearl", 1))
+    t.write_text((FIX / "train.tsv").read_text().replace("\t.\t0\tIngrid", "\t0\tIngrid", 1))
     r = run_cli("run", "--model", "first", "--data", str(t), "--out", str(tmp_path / "o"),
                 "--no-store")
     assert r.returncode == 2 and f"{t}:2" in r.stderr and "columns" in r.stderr
@@ -50,15 +50,15 @@ def test_bad_input(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "a", "b", "expected"),
     [
-        ("Seymour sought Johnson 's support , but [he] left .", "Seymour", "Johnson",
-         "Johnson sought Seymour 's support , but [he] left ."),
+        ("Halvorsen sought Okafor 's advice , but [he] left .", "Halvorsen", "Okafor",
+         "Okafor sought Halvorsen 's advice , but [he] left ."),
         ("Marcus thanked Marc because [she] had lent him the car .", "Marcus", "Marc",
          "Marc thanked Marcus because [she] had lent him the car ."),
-        ("Leon Gambetta met Rodin , and Rodin impressed [him] .", "Leon Gambetta", "Rodin",
-         "Rodin met Leon Gambetta , and Leon Gambetta impressed [him] ."),
-        ("French statesman Leon Gambetta met Gambetta , who saw [him] .",
-         "French statesman Leon Gambetta", "Gambetta",
-         "Gambetta met French statesman Leon Gambetta , who saw [him] ."),
+        ("Mara Lindqvist met Osei , and Osei impressed [him] .", "Mara Lindqvist", "Osei",
+         "Osei met Mara Lindqvist , and Mara Lindqvist impressed [him] ."),
+        ("Retired engineer Mara Lindqvist met Lindqvist , who saw [him] .",
+         "Retired engineer Mara Lindqvist", "Lindqvist",
+         "Lindqvist met Retired engineer Mara Lindqvist , who saw [him] ."),
         ("Ann , not Bo , called ; Bo ( Ann 's friend ) ignored [her] .", "Ann", "Bo",
          "Bo , not Ann , called ; Ann ( Bo 's friend ) ignored [her] ."),
     ],
@@ -71,33 +71,33 @@ def test_switching_hard_cases(text: str, a: str, b: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("Johnson's friend met Johnson and Seymour .", "glued"),
-     ("Seymour met Bob .", "does not occur as whole tokens")],
+    [("Okafor's friend met Okafor and Halvorsen .", "glued"),
+     ("Halvorsen met Bob .", "does not occur as whole tokens")],
 )
 def test_unswitchable_instances_are_reported(text: str, reason: str) -> None:
-    res = switch_text(text, "Johnson", "Seymour")
+    res = switch_text(text, "Okafor", "Halvorsen")
     assert res.text is None and reason in (res.reason or "")
 
 
 def test_switch_files_keep_format(tmp_path: Path) -> None:
     out = tmp_path / "s.json"
-    rep = switch_file(FIX / "knowref_test.json", out)
+    rep = switch_file(FIX / "knowref_sample.json", out)
     assert (rep["switched"], rep["skipped"]) == (3, 0)
     data = json.loads(out.read_text())
-    assert data[0]["sentence_with_pronoun"].startswith("Johnson sought Seymour 's")
-    assert data[0]["correct_candidate_idx"] == 0 and data[0]["correct_candidate"] == ["Seymour"]
-    assert data[0]["candidate0"] == ["Seymour"] and data[0]["switched"] is True
+    assert data[0]["sentence_with_pronoun"].startswith("Okafor sought Halvorsen 's")
+    assert data[0]["correct_candidate_idx"] == 0 and data[0]["correct_candidate"] == ["Halvorsen"]
+    assert data[0]["candidate0"] == ["Halvorsen"] and data[0]["switched"] is True
     back = tmp_path / "b.json"
     switch_file(out, back)
     again = json.loads(back.read_text())
-    orig = json.loads((FIX / "knowref_test.json").read_text())
+    orig = json.loads((FIX / "knowref_sample.json").read_text())
     assert [(x["sentence_with_pronoun"], x["correct_candidate_idx"]) for x in again] == [
         (x["sentence_with_pronoun"], x["correct_candidate_idx"]) for x in orig]
     tsv = tmp_path / "s.tsv"
     switch_file(FIX / "train.tsv", tsv)
     rows = [line.split("\t") for line in tsv.read_text().splitlines()]
     assert rows[0] == ["index", "sentence1", "sentence2", "label", "candidate0", "candidate1"]
-    assert rows[1][1] == "Martha is painting a portrait of Pearl , but every pose exhausts Pearl"
+    assert rows[1][1] == "Beatrix is sketching Ingrid , but every long sitting tires Ingrid"
     assert [r[3] for r in rows[1:3]] == ["1", "0"]
     aug = tmp_path / "a.tsv"
     r = run_cli("knowref", "augment", str(FIX / "train.tsv"), "--out", str(aug), "--json")
@@ -111,7 +111,7 @@ def _answers(path: Path, answers: dict[str, int]) -> Path:
 
 
 def test_consistency_hand_worked(tmp_path: Path) -> None:
-    gold = FIX / "knowref_test.json"  # gold answers 1, 0, 0
+    gold = FIX / "knowref_sample.json"  # gold answers 1, 0, 0
     p = _answers(tmp_path / "p.jsonl", {"knowref:0": 1, "knowref:1": 1, "knowref:2": 0})
     # on the switched copy the gold flips to 0, 1, 1
     p2 = _answers(tmp_path / "p2.jsonl", {"knowref:0:switched": 0, "knowref:1:switched": 0,
@@ -130,7 +130,7 @@ def test_consistency_hand_worked(tmp_path: Path) -> None:
 
 
 def test_cluster_predictions_decisions(tmp_path: Path) -> None:
-    gold = FIX / "knowref_test.json"
+    gold = FIX / "knowref_sample.json"
     inst = list(read_choices(gold))
     docs = []
     for i, (links) in enumerate(([0], [0, 1], [])):
@@ -256,10 +256,10 @@ def test_tsv_release_quirks_and_writers(tmp_path: Path) -> None:
     t.write_text(
         "index\tsentence1\tsentence2\tlabel\tcandidate0\tcandidate1\n"
         # split after the first mention in the second row (as the released files do)
-        "0\tSeymour sought Johnson 's support , but Seymour\tlong remained silent .\t0\tSeymour"
-        "\tJohnson\n"
-        "0\tSeymour sought Johnson\t's support , but Johnson long remained silent .\t0\tSeymour"
-        "\tJohnson\n"
+        "0\tHalvorsen sought Okafor 's advice , but Halvorsen\tlong remained silent .\t0\tHalvorsen"
+        "\tOkafor\n"
+        "0\tHalvorsen sought Okafor\t's advice , but Okafor long remained silent .\t0\tHalvorsen"
+        "\tOkafor\n"
         # two blanks (the released instance with two bracketed pronouns)
         "1\tSam met Carl , if Sam\twins, he treats Sam well .\t1\tSam\tCarl\n"
         "1\tSam met Carl\t, if Carl wins, he treats Carl well .\t0\tSam\tCarl\n"
@@ -268,11 +268,11 @@ def test_tsv_release_quirks_and_writers(tmp_path: Path) -> None:
         "2\tRose 's friend Julie arrives , but Rose 's friend Julie\tis out .\t0\tRose"
         "\tRose 's friend Julie\n")
     xs = list(read_choices(t))
-    assert xs[0].context == "Seymour sought Johnson 's support , but _ long remained silent ."
+    assert xs[0].context == "Halvorsen sought Okafor 's advice , but _ long remained silent ."
     assert xs[0].gold is None  # labels 0/0: no gold (the released test.tsv)
     assert xs[1].metadata["blanks"] == 2 and xs[1].gold == 0
     assert xs[2].context == "Rose 's friend Julie arrives , but _ is out ."
-    js = list(read_choices(FIX / "knowref_test.json"))
+    js = list(read_choices(FIX / "knowref_sample.json"))
     out = tmp_path / "t.tsv"
     write_knowref(js, out)
     back = list(read_choices(out))

@@ -20,7 +20,7 @@ DATA = {
     / "test.jsonl",
     "kitmus-conll": GOLDEN / "background-pretrain" / "subtask_2_ents" / "full-text"
     / "test.v4_gold_conll",
-    "knowref-json": FIX / "knowref" / "knowref_test.json",
+    "knowref-json": FIX / "knowref" / "knowref_sample.json",
     "knowref-tsv": FIX / "knowref" / "train.tsv",
     "gap": FIX / "gap" / "gap-dev.tsv",
     "winograd": FIX / "winograd" / "wsc-tiny.jsonl",
