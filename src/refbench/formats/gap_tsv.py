@@ -78,6 +78,13 @@ def read_gap(path: str | Path) -> Iterator[GapRow]:
 SYSTEM_COLUMNS = ("ID", "A-coref", "B-coref")
 
 
+def system_label(value: str) -> bool | None:
+    """A system file's TRUE/FALSE (any case); anything else is None (the official scorer
+    counts it as a missing annotation)."""
+    v = value.strip().lower()
+    return True if v == "true" else False if v == "false" else None
+
+
 def read_gap_system(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
     """Rows of a system output: the GAP scorer's headerless ``ID A-coref B-coref`` file, or any
     file whose header names ID, A-coref and B-coref (the 9- and 11-column formats)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.formats.gap_tsv import read_gap, read_gap_system
+from refbench.formats.gap_tsv import read_gap, read_gap_system, system_label
 from refbench.metrics.prf import PRF
 
 MASCULINE = frozenset({"he", "his", "him", "himself"})
@@ -30,11 +30,6 @@ def gender_of(pronoun: str) -> str:
             else "they" if p in THEY else "neopronoun")
 
 
-def _label(value: str) -> bool | None:
-    v = value.strip().lower()
-    return True if v == "true" else False if v == "false" else None
-
-
 def read_system(path: str | Path) -> tuple[dict[str, tuple[bool | None, bool | None]], list[str]]:
     """System rows by id: the 3-column headerless file, or any file with a GAP header."""
     rows: dict[str, tuple[bool | None, bool | None]] = {}
@@ -43,7 +38,7 @@ def read_system(path: str | Path) -> tuple[dict[str, tuple[bool | None, bool | N
         if row["ID"] in rows:
             warnings.append(f"{path}:{number}: multiple annotations for {row['ID']}; first kept")
             continue
-        a, b = _label(row["A-coref"]), _label(row["B-coref"])
+        a, b = system_label(row["A-coref"]), system_label(row["B-coref"])
         if a is None or b is None:
             warnings.append(f"{path}:{number}: unexpected label in {row['ID']}; counted as missing")
         rows[row["ID"]] = (a, b)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ from refbench.core.types import Mention
 Token = tuple[str, str]
 
 VIEWS = ("full-text", "task-text-only", "knowledge-text-only")
+SUBTASK_DIR = re.compile(r"^subtask_(\d+)_ents$")  # the folder of one entity-count subtask
 SPLITS = ("train", "validation", "test")
 
 

@@ -19,7 +19,7 @@ from refbench.core.errors import RefbenchError
 from refbench.core.io import read_jsonl
 from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
-from refbench.formats.gap_tsv import read_gap_system
+from refbench.formats.gap_tsv import read_gap_system, system_label
 from refbench.tasks.kitmus.gold import GoldItem, Span, instance_key
 
 
@@ -56,11 +56,6 @@ class PredictionFile:
     kind: str
     items: dict[str, Prediction]
     warnings: list[str]
-
-
-def _bool(value: str) -> bool | None:
-    v = value.strip().lower()
-    return True if v == "true" else False if v == "false" else None
 
 
 def _read_jsonlines_preds(path: Path) -> PredictionFile:
@@ -117,7 +112,7 @@ def _read_gap_preds(path: Path) -> PredictionFile:
         except ValueError:
             raise RefbenchError("offsets must be integers", path=path, line=number,
                                 item=row["ID"]) from None
-        a, b = _bool(row["A-coref"]), _bool(row["B-coref"])
+        a, b = system_label(row["A-coref"]), system_label(row["B-coref"])
         if a is None or b is None:
             warnings.append(f"{path}:{number}: {row['ID']}: labels {row['A-coref']!r}/"
                             f"{row['B-coref']!r} are not TRUE/FALSE; counted as no link")

@@ -16,9 +16,9 @@ from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.registry import KITMUS_VARIANTS
 from refbench.tasks.kitmus.evaluate import aggregate_runs, score
 from refbench.tasks.kitmus.gold import read_gold
+from refbench.tasks.kitmus.instance import SUBTASK_DIR
 from refbench.tasks.kitmus.predictions import read_predictions
 
-_SUBTASK = re.compile(r"^subtask_(\d+)_ents$")
 _PRED_EXT = (".jsonlines", ".v4_gold_conll", ".conll", ".tsv", ".jsonl")
 
 
@@ -33,7 +33,7 @@ def find_gold(root: Path, split: str) -> dict[tuple[str, int], Path]:
     """Gold file per subtask: native JSONL if present, else full-text then task-text CoNLL."""
     found: dict[tuple[str, int], Path] = {}
     for sub in sorted(p for p in root.rglob("subtask_*_ents") if p.is_dir()):
-        m = _SUBTASK.match(sub.name)
+        m = SUBTASK_DIR.match(sub.name)
         if not m:
             continue
         candidates = [sub / f"{split}.jsonl", sub / f"{split}.jsonl.gz"]

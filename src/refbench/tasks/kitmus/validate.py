@@ -10,7 +10,6 @@ files, no occupations, locations, templates or noise); (4) answer positions are 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -21,20 +20,13 @@ from refbench.core.errors import RefbenchError
 from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.formats.gap_tsv import read_gap
-from refbench.tasks.kitmus.instance import VIEWS
+from refbench.tasks.kitmus.gold import instance_key
+from refbench.tasks.kitmus.instance import SUBTASK_DIR, VIEWS
 from refbench.tasks.kitmus.native import read_native
 
 PRONOUNS = frozenset({"he", "she", "they", "ey", "ze", "xe", "it"})
-_SUBTASK = re.compile(r"^subtask_(\d+)_ents$")
 Z_LIMIT = 4.0  # answer-position shares further than this many standard errors are flagged
 MIN_FOR_BALANCE = 50  # fewer instances than this: shares are reported, not tested
-
-
-def _key(doc_id: str) -> str:
-    """Instance key shared by all views: the official ids carry the view, refbench's do not."""
-    for view in VIEWS:
-        doc_id = doc_id.replace(f"/{view}/", "/")
-    return doc_id
 
 
 class _Collector:
@@ -85,7 +77,7 @@ def _meet_position(clusters: list[list[tuple[Any, str, bool]]]) -> int | None:
 
 def _conll(path: Path, source: str, col: _Collector) -> None:
     for doc in read_conll(path):
-        key = _key(doc.doc_id)
+        key = instance_key(doc.doc_id)
         clusters = [[((m.sentence, m.start), doc.words(m),
                       doc.words(m).lower() in PRONOUNS) for m in ms]
                     for _, ms in sorted(doc.clusters.items())]
@@ -104,7 +96,7 @@ def _conll(path: Path, source: str, col: _Collector) -> None:
 
 def _jsonlines(path: Path, source: str, col: _Collector) -> None:
     for doc in read_jsonlines(path):
-        key = _key(doc.doc_key)
+        key = instance_key(doc.doc_key)
         words = doc.words
         clusters = [[((0, a), " ".join(words[a:b + 1]),
                       " ".join(words[a:b + 1]).lower() in PRONOUNS) for a, b in c]
@@ -118,7 +110,7 @@ def _jsonlines(path: Path, source: str, col: _Collector) -> None:
 
 def _gap(path: Path, col: _Collector, source: str) -> None:
     for row in read_gap(path):
-        key = _key(row.id)
+        key = instance_key(row.id)
         if row.a_coref == row.b_coref:
             col.bad(f"{path}:{row.line}", f"{row.id}: A-coref and B-coref are both "
                     f"{'TRUE' if row.a_coref else 'FALSE'}")
@@ -130,7 +122,7 @@ def _gap(path: Path, col: _Collector, source: str) -> None:
 def _native(path: Path, col: _Collector) -> None:
     split = path.stem
     for inst in read_native(path):
-        key = _key(inst.id)
+        key = instance_key(inst.id)
         col.answers[key]["jsonl"] = inst.entities[inst.answer].name
         col.entities[key]["jsonl"] = frozenset(e.name for e in inst.entities)
         pools = col.pools[split]
@@ -148,7 +140,7 @@ def validate_suite(directory: str | Path, *, progress: bool = True) -> dict[str,
     root = Path(directory)
     if not root.is_dir():
         raise RefbenchError("suite folder not found", path=root)
-    subtasks = sorted(p for p in root.rglob("*") if p.is_dir() and _SUBTASK.match(p.name))
+    subtasks = sorted(p for p in root.rglob("*") if p.is_dir() and SUBTASK_DIR.match(p.name))
     if not subtasks:
         raise RefbenchError("no subtask_<n>_ents folders found: not a KITMUS suite", path=root)
     files = [f for sub in subtasks for f in sorted(sub.rglob("*")) if f.is_file()]
@@ -225,7 +217,7 @@ def _check_balance(col: _Collector) -> dict[str, Any]:
     flagged = 0
     for name, counts in sorted(col.positions.items()):
         total = sum(counts.values())
-        match = _SUBTASK.match(name.split("/")[1])
+        match = SUBTASK_DIR.match(name.split("/")[1])
         k = int(match.group(1)) if match else max(counts) + 1
         p = 1 / k
         se = math.sqrt(p * (1 - p) / total)
