@@ -16,6 +16,15 @@ few dozen training occupations generalises worse to unseen ones than MiniLM does
 - ``binary``: one logit per pair, sigmoid, trained with binary cross-entropy; at inference the
   highest-scoring candidate wins.
 
+Candidates with long free-text descriptions (AltEntities: a Wikipedia background of 300-900
+words against a short expression such as "the one from Indonesia") do not fit a pair window, and
+cutting the description at a fixed point keeps the infobox and loses the rest. For those
+instances (candidates with descriptions, expression not in the context) the evidence is
+*selected*: the description sentences whose frozen MiniLM embeddings are closest to the
+expression, up to ``evidence_words`` words, in document order after the candidate's name; the
+prior is then the best sentence's cosine (frozen, no gradient). The untrained network is
+therefore the zero-shot "most similar sentence" scorer, and fine-tuning starts from it.
+
 A trained model lives in a folder: ``config.json``, ``model.pt`` (best dev checkpoint), and
 ``checkpoint/`` for resuming. ``cross-encoder:DIR`` loads it; a bare ``cross-encoder`` is the
 untrained MiniLM with a freshly initialised head (seeded), useful only as a control.
@@ -31,20 +40,97 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
-from refbench.models.encoder import minilm_path, quiet_transformers
-from refbench.models.text import candidate_evidence, content_words, marked_expression_sentence
+from refbench.models.encoder import SentenceEncoder, minilm_path, quiet_transformers
+from refbench.models.text import (
+    candidate_evidence,
+    content_words,
+    description_sentences,
+    marked_expression_sentence,
+)
 
 HEADS = ("joint", "binary")
+DEFAULT_EVIDENCE_WORDS = 60
 
 
-def pair_texts(inst: ChoiceInstance) -> list[tuple[str, str]]:
+def described(inst: ChoiceInstance) -> bool:
+    """Free-text choice (the expression is not in the context) between described candidates."""
+    return inst.expression_offset is None and all(c.description for c in inst.candidates)
+
+
+class EvidenceSelector:
+    """The description sentences closest to the expression, up to a word budget (see above).
+
+    Results are cached per (expression, name, description, budget); ``warm`` fills the cache for
+    many instances at once (sentences sorted by length, so batches carry little padding).
+    """
+
+    def __init__(self) -> None:
+        self.encoder = SentenceEncoder(max_length=128, batch_size=64)
+        self.cache: dict[tuple[str, str, str, int], tuple[str, float]] = {}
+
+    def _compute(self, keys: Sequence[tuple[str, str, str, int]]) -> None:
+        todo = [k for k in dict.fromkeys(keys) if k not in self.cache]
+        if not todo:
+            return
+        sents = {k: description_sentences(k[2]) or [k[1]] for k in todo}
+        texts = sorted({t for k in todo for t in (k[0], *sents[k])}, key=lambda t: (len(t), t))
+        emb = dict(zip(texts, self.encoder.encode(texts), strict=True))
+        for key in todo:
+            expression, name, _, budget = key
+            ss = sents[key]
+            sims = [float(emb[t] @ emb[expression]) for t in ss]
+            order = sorted(range(len(ss)), key=lambda i: (-sims[i], i))
+            chosen: list[int] = []
+            used = 0
+            for i in order:
+                n = len(ss[i].split())
+                if chosen and used + n > budget:
+                    continue
+                chosen.append(i)
+                used += n
+                if used >= budget:
+                    break
+            text = " ".join(" ".join(ss[i].split()[:budget]) for i in sorted(chosen))
+            self.cache[key] = (f"{name}. {text}", max(sims))
+
+    def warm(self, instances: Sequence[ChoiceInstance], budget: int, *,
+             progress: bool = False) -> None:
+        from tqdm import tqdm
+
+        todo = [inst for inst in instances if described(inst)]
+        step = 128
+        for i in tqdm(range(0, len(todo), step), desc="selecting evidence", unit="batch",
+                      disable=not progress or not todo):
+            self._compute([self.key(inst, k, budget) for inst in todo[i:i + step]
+                           for k in range(len(inst.candidates))])
+        self.encoder._cache.clear()
+
+    @staticmethod
+    def key(inst: ChoiceInstance, k: int, budget: int) -> tuple[str, str, str, int]:
+        c = inst.candidates[k]
+        return (inst.expression, c.text, c.description or "", budget)
+
+    def get(self, inst: ChoiceInstance, k: int, budget: int) -> tuple[str, float]:
+        key = self.key(inst, k, budget)
+        if key not in self.cache:
+            self._compute([key])
+        return self.cache[key]
+
+
+SELECTOR = EvidenceSelector()
+
+
+def pair_texts(inst: ChoiceInstance,
+               evidence_words: int = DEFAULT_EVIDENCE_WORDS) -> list[tuple[str, str]]:
     out = []
     for k, cand in enumerate(inst.candidates):
         if inst.expression_offset is not None:
             query = marked_expression_sentence(inst, replacement=cand.text)
         else:
             query = inst.expression
-        out.append((candidate_evidence(inst, k), query))
+        evidence = (SELECTOR.get(inst, k, evidence_words)[0] if described(inst)
+                    else candidate_evidence(inst, k))
+        out.append((evidence, query))
     return out
 
 
@@ -82,11 +168,13 @@ def build_network(head: str, seed: int) -> Any:
             m = enc["attention_mask"].unsqueeze(-1).to(out.dtype)
             return (out * m).sum(1) / m.sum(1).clamp(min=1e-9)
 
-        def forward(self, pair: Any, evidence: Any, query: Any) -> Any:
+        def cosine(self, evidence: Any, query: Any) -> Any:
+            return torch.nn.functional.cosine_similarity(self.pool(evidence), self.pool(query),
+                                                         dim=-1)
+
+        def forward(self, pair: Any, prior: Any) -> Any:
             cross = self.head(self.dropout(self.pool(pair))).squeeze(-1)
-            cos = torch.nn.functional.cosine_similarity(self.pool(evidence), self.pool(query),
-                                                        dim=-1)
-            return cross + self.prior_scale * cos
+            return cross + self.prior_scale * prior
 
     return PairScorer()
 
@@ -104,6 +192,8 @@ class CrossEncoderModel(ChoiceModel):
         self.dir = Path(argument) if argument else None
         cfg: dict[str, Any] = {"head": options.get("head", "joint"),
                                "max_length": int(options.get("max_length", 128)),
+                               "evidence_words": int(options.get("evidence_words",
+                                                                 DEFAULT_EVIDENCE_WORDS)),
                                "seed": int(options.get("seed", 0))}
         if self.dir is not None:
             cfg_path = self.dir / "config.json"
@@ -125,7 +215,8 @@ class CrossEncoderModel(ChoiceModel):
     def config(self) -> dict[str, Any]:
         weights = file_fingerprint(self.dir / "model.pt") if self.dir else "untrained"
         return {"name": self.name, "head": self.cfg["head"], "max_length": self.cfg["max_length"],
-                "weights": weights, "seed": self.cfg.get("seed"), "prior": "cosine-v1",
+                "weights": weights, "seed": self.cfg.get("seed"), "prior": "cosine-v1+select-v1",
+                "evidence_words": self.cfg.get("evidence_words", DEFAULT_EVIDENCE_WORDS),
                 "train_domains": self.cfg.get("train_domains")}
 
     def _tok(self, a: Sequence[str], b: Sequence[str] | None = None) -> Any:
@@ -133,22 +224,47 @@ class CrossEncoderModel(ChoiceModel):
                               truncation=True, max_length=self.cfg["max_length"],
                               return_tensors="pt")
 
+    @property
+    def evidence_words(self) -> int:
+        return int(self.cfg.get("evidence_words", DEFAULT_EVIDENCE_WORDS))
+
+    def warm(self, instances: Sequence[ChoiceInstance], *, progress: bool = False) -> None:
+        """Select the evidence of many described instances at once (fast, cached)."""
+        SELECTOR.warm(instances, self.evidence_words, progress=progress)
+
     def logits(self, instances: Sequence[ChoiceInstance]) -> Any:
         """One logit per candidate of every instance, flattened in order."""
-        pairs = [p for inst in instances for p in pair_texts(inst)]
-        priors = [p for inst in instances for p in prior_texts(inst)]
-        return self.net(self._tok([a for a, _ in pairs], [b for _, b in pairs]),
-                        self._tok([a for a, _ in priors]), self._tok([b for _, b in priors]))
+        import torch
+
+        budget = self.evidence_words
+        SELECTOR.warm(instances, budget)
+        pairs = [p for inst in instances for p in pair_texts(inst, budget)]
+        fixed: list[float] = []
+        dynamic: list[int] = []
+        dynamic_texts: list[tuple[str, str]] = []
+        for inst in instances:
+            if described(inst):
+                fixed.extend(SELECTOR.get(inst, k, budget)[1] for k in range(len(inst.candidates)))
+                continue
+            for text in prior_texts(inst):
+                dynamic.append(len(fixed))
+                dynamic_texts.append(text)
+                fixed.append(0.0)
+        prior = torch.tensor(fixed)
+        if dynamic:
+            cos = self.net.cosine(self._tok([a for a, _ in dynamic_texts]),
+                                  self._tok([b for _, b in dynamic_texts]))
+            prior = prior.index_copy(0, torch.tensor(dynamic), cos)
+        return self.net(self._tok([a for a, _ in pairs], [b for _, b in pairs]), prior)
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
         import torch
 
-        pairs = [pair_texts(inst) for inst in batch]
         with torch.inference_mode():
             scores = self.logits(batch).tolist() if batch else []
         out, i = [], 0
-        for ps in pairs:
-            s = tuple(float(x) for x in scores[i:i + len(ps)])
-            i += len(ps)
+        for inst in batch:
+            s = tuple(float(x) for x in scores[i:i + len(inst.candidates)])
+            i += len(inst.candidates)
             out.append(ModelOutput(argmax(s), s))
         return out

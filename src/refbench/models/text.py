@@ -38,6 +38,14 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in spans if text[a:b].strip())
 
 
+_DESCRIPTION_SPLIT = re.compile(r"(?<=[.!?])\s+")
+
+
+def description_sentences(text: str) -> list[str]:
+    """Sentences of a free-text description, infobox fields included (``genre: pop.`` is one)."""
+    return [s for s in (p.strip() for p in _DESCRIPTION_SPLIT.split(text)) if s]
+
+
 def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 

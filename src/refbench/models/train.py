@@ -19,7 +19,7 @@ from tqdm import tqdm
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import write_text_atomic
 from refbench.core.types import ChoiceInstance
-from refbench.models.cross_encoder import HEADS, CrossEncoderModel
+from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
 
 
 def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float:
@@ -43,6 +43,7 @@ def train_cross_encoder(
     lr: float = 3e-5,
     batch_size: int = 8,
     max_length: int = 128,
+    evidence_words: int = DEFAULT_EVIDENCE_WORDS,
     seed: int = 13,
     patience: int = 2,
     max_steps: int | None = None,
@@ -61,12 +62,15 @@ def train_cross_encoder(
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint"
     domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
-    cfg = {"head": head, "max_length": max_length, "seed": seed, "lr": lr,
+    cfg = {"head": head, "max_length": max_length, "evidence_words": evidence_words,
+           "seed": seed, "lr": lr,
            "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev),
            "tasks": sorted({x.task for x in train}), "train_domains": domains}
     random.seed(seed)
     torch.manual_seed(seed)
-    model = CrossEncoderModel(None, head=head, max_length=max_length, seed=seed)
+    model = CrossEncoderModel(None, head=head, max_length=max_length,
+                              evidence_words=evidence_words, seed=seed)
+    model.warm([*train, *dev], progress=progress)
     net = model.net
     net.train()
     optim = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
