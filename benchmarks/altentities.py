@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import tempfile
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from refbench.models.base import build_model
 from refbench.models.cross_encoder import CrossEncoderModel
-from refbench.models.train import train_cross_encoder
+from refbench.models.train import held_out_split, train_cross_encoder
 from refbench.runs.metrics import choice_metrics
 from refbench.runs.runner import predict_all
 from refbench.tasks.altentities.read import read_altentities
@@ -63,11 +62,7 @@ def main() -> None:
     if not args.skip_cross_encoder:
         dev_all = [x for d in DOMAINS
                    for x in read_altentities(DATA / d / "dev.json.gz", max_words=args.max_words)]
-        questions = sorted({str(x.metadata["question_id"]) for x in dev_all})
-        random.Random(13).shuffle(questions)
-        held = set(questions[:len(questions) // 10])
-        train = [x for x in dev_all if x.metadata["question_id"] not in held]
-        dev = [x for x in dev_all if x.metadata["question_id"] in held]
+        train, dev = held_out_split(dev_all, seed=13)
         tests = {d: list(read_altentities(DATA / d / "test.json.gz", max_words=args.max_words))
                  for d in DOMAINS}
         start = time.perf_counter()

@@ -9,6 +9,7 @@ import pytest
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.registry import MODELS
+from refbench.core.types import Candidate, ChoiceInstance
 from refbench.models.base import build_model
 from refbench.runs.runner import run_model
 from refbench.runs.store import Store
@@ -229,3 +230,49 @@ def test_suite_run_and_report_from_store(tmp_path: Path) -> None:
     lines = rep.stdout.splitlines()
     assert lines[0].startswith("system,background-inference-charfict-wordfict 2 ent")
     assert lines[1].startswith("knowledge-match,1.000") and lines[-1].startswith("random,")
+
+
+def _described(expression: str, descriptions: tuple[str, str]) -> ChoiceInstance:
+    return ChoiceInstance(id="q:0", task="altentities", context="Do you mean A or B?",
+                          expression=expression, gold=0,
+                          candidates=(Candidate("Alpha", description=descriptions[0]),
+                                      Candidate("Beta", description=descriptions[1])))
+
+
+def test_evidence_selection_for_described_candidates() -> None:
+    from refbench.models.cross_encoder import SELECTOR, described, pair_texts
+
+    filler = " ".join(f"Filler sentence number {i} about the weather report." for i in range(40))
+    inst = _described("the one with the piano solo",
+                      (f"{filler} The song features a long piano solo. {filler}",
+                       f"{filler} The track is built on a drum loop. {filler}"))
+    assert described(inst)
+    (ev0, q0), (ev1, _) = pair_texts(inst, 12)
+    assert q0 == "the one with the piano solo"
+    assert ev0.startswith("Alpha. ") and "piano solo" in ev0
+    assert ev1.startswith("Beta. ")
+    # the budget bounds the evidence (the best sentence is always kept, cut to the budget)
+    assert len(ev0.split()) <= 12 + 1 and len(ev1.split()) <= 12 + 1
+    # the closest sentences, in document order, after the name
+    two = _described("the one recorded in Indonesia",
+                     ("Indonesia is where the singer was born. " + filler
+                      + " The song was recorded in Indonesia.", "Rain."))
+    assert SELECTOR.get(two, 0, 14)[0] == ("Alpha. Indonesia is where the singer was born. "
+                                           "The song was recorded in Indonesia.")
+    # the untrained network is the zero-shot best-sentence scorer: it picks the piano song
+    model = build_model("cross-encoder", {"evidence_words": 12})
+    out = model.predict([inst])[0]
+    assert out.answer == 0
+    # pronoun tasks keep the whole evidence (no selection)
+    pronoun = next(iter(read_choices(DATA["kitmus-native"])))
+    assert not described(pronoun)
+
+
+def test_train_holds_out_whole_questions(tmp_path: Path) -> None:
+    from refbench.models.train import held_out_split
+
+    data = list(read_choices(DATA["altentities"]))
+    train, dev = held_out_split(data, seed=13)
+    group = {str(x.metadata["question_id"]) for x in dev}
+    assert dev and train and not group & {str(x.metadata["question_id"]) for x in train}
+    assert len(train) + len(dev) == len(data)

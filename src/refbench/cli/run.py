@@ -114,7 +114,8 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
               help="Trainable model (cross-encoder).")
 @click.option("--data", type=PATH, required=True, help="Training data (any choice task).")
 @click.option("--dev", type=PATH, default=None,
-              help="Dev data for early stopping (default: 10% held out from --data).")
+              help="Dev data for early stopping (default: 10% held out from --data, whole "
+                   "questions where instances share one).")
 @click.option("--task", default=None, help="Task (inferred when omitted).")
 @click.option("--out", type=PATH, required=True, help="Model folder.")
 @click.option("--head", default="joint", show_default=True, help="joint or binary.")
@@ -123,37 +124,38 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
 @click.option("--batch-size", type=int, default=8, show_default=True,
               help="Instances per step (each brings all its candidates).")
 @click.option("--max-length", type=int, default=128, show_default=True)
+@click.option("--evidence-words", type=int, default=60, show_default=True,
+              help="Words of description selected per candidate (free-text tasks).")
+@click.option("--max-words", type=int, default=None, help="AltEntities text cut (words).")
 @click.option("--max-steps", type=int, default=None, help="Stop after this many steps.")
 @click.option("--seed", type=int, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
 def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Path, head: str,
-              epochs: int, lr: float, batch_size: int, max_length: int, max_steps: int | None,
-              seed: int, input_type: str | None, resume: bool, as_json: bool) -> None:
+              epochs: int, lr: float, batch_size: int, max_length: int, evidence_words: int,
+              max_words: int | None, max_steps: int | None, seed: int, input_type: str | None,
+              resume: bool, as_json: bool) -> None:
     """Fine-tune the MiniLM cross-encoder on CPU: seeded, dev-set early stopping, a checkpoint
     every epoch, --resume. Then run it with --model cross-encoder:DIR.
     """
-    import random
-
     from refbench.core.errors import UsageError
-    from refbench.models.train import train_cross_encoder
+    from refbench.models.train import held_out_split, train_cross_encoder
     from refbench.tasks.choices import read_choices
 
     if spec.partition(":")[0] != "cross-encoder":
         raise UsageError(f"{spec!r} is not trainable; the trainable model is cross-encoder")
-    reader = {"input_type": input_type} if input_type else {}
+    reader: dict[str, object] = {"input_type": input_type} if input_type else {}
+    if max_words:
+        reader["max_words"] = max_words
     train = list(read_choices(data, task=task, options=reader))
     if dev is not None:
         dev_set = list(read_choices(dev, task=task, options=reader))
     else:
-        order = list(range(len(train)))
-        random.Random(seed).shuffle(order)
-        cut = max(1, len(train) // 10)
-        dev_set = [train[i] for i in order[:cut]]
-        train = [train[i] for i in order[cut:]]
+        train, dev_set = held_out_split(train, seed=seed)
     report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs, lr=lr,
-                                 batch_size=batch_size, max_length=max_length, seed=seed,
+                                 batch_size=batch_size, max_length=max_length,
+                                 evidence_words=evidence_words, seed=seed,
                                  max_steps=max_steps, resume=resume, progress=not as_json)
     if as_json:
         print_json(report)

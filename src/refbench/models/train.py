@@ -33,6 +33,21 @@ def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float
     return correct / len(data) if data else 0.0
 
 
+def held_out_split(data: list[ChoiceInstance], *, seed: int,
+                   fraction: float = 0.1) -> tuple[list[ChoiceInstance], list[ChoiceInstance]]:
+    """(train, dev): a seeded ``fraction`` of the groups held out, a group being the instances
+    of one question (AltEntities: every expression of a question) or else one instance, so no
+    question is on both sides."""
+
+    def group(x: ChoiceInstance) -> str:
+        return str(x.metadata.get("question_id") or x.id)
+
+    groups = sorted({group(x) for x in data})
+    random.Random(seed).shuffle(groups)
+    held = set(groups[:max(1, int(len(groups) * fraction))])
+    return [x for x in data if group(x) not in held], [x for x in data if group(x) in held]
+
+
 def train_cross_encoder(
     train: Sequence[ChoiceInstance],
     dev: Sequence[ChoiceInstance],
