@@ -22,7 +22,8 @@ from refbench.models.base import build_model
 from refbench.models.cross_encoder import CrossEncoderModel
 from refbench.models.train import held_out_split, train_cross_encoder
 from refbench.runs.metrics import choice_metrics
-from refbench.runs.runner import predict_all
+from refbench.runs.runner import predict_all, run_model
+from refbench.tasks.altentities.matrix import matrix_from_metrics
 from refbench.tasks.altentities.read import read_altentities
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "altentities"
@@ -35,6 +36,67 @@ def accuracy(model, instances) -> float:  # type: ignore[no-untyped-def]
     return round(float(choice_metrics("altentities", instances, outputs)["accuracy"]), 4)
 
 
+def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
+    """Train each head on the dev splits, run it on each test domain through the runner, and
+    build the cross-domain matrix from those runs (``refbench altentities matrix``'s code)."""
+    reader = {"max_words": args.max_words}
+    dev_all = [x for d in DOMAINS
+               for x in read_altentities(DATA / d / "dev.json.gz", max_words=args.max_words)]
+    train, dev = held_out_split(dev_all, seed=13)
+    tests = {d: list(read_altentities(DATA / d / "test.json.gz", max_words=args.max_words))
+             for d in DOMAINS}
+    start = time.perf_counter()
+    prior = CrossEncoderModel(None, evidence_words=args.evidence_words)
+    prior.warm([*dev_all, *(x for t in tests.values() for x in t)], progress=True)
+    out["selection_minutes"] = round((time.perf_counter() - start) / 60, 1)
+    accs = {d: accuracy(prior, tests[d]) for d in DOMAINS}
+    out["cross_encoder_untrained_prior"] = {"test": accs,
+                                            "average": round(sum(accs.values()) / 3, 4)}
+    print(json.dumps(out), file=sys.stderr, flush=True)
+    runs_dir = Path(tempfile.mkdtemp(prefix="ce-alt-runs-"))
+    runs = []
+    jobs = [("mixed", h) for h in args.heads.split(",")]
+    jobs += [(d, "joint") for d in args.per_domain.split(",") if d]
+    for trained_on, head_spec in jobs:
+        head, _, epochs = head_spec.partition(":")
+        data = train if trained_on == "mixed" else [
+            x for x in train if x.metadata["domain"] == trained_on.upper()]
+        held = dev if trained_on == "mixed" else [
+            x for x in dev if x.metadata["domain"] == trained_on.upper()]
+        folder = Path(tempfile.mkdtemp(prefix=f"ce-alt-{trained_on}-{head}-"))
+        start = time.perf_counter()
+        cfg = train_cross_encoder(data, held, folder, head=head,
+                                  epochs=int(epochs or args.epochs), lr=args.lr, batch_size=8,
+                                  max_length=args.max_length,
+                                  evidence_words=args.evidence_words, patience=1,
+                                  max_steps=args.per_domain_steps if trained_on != "mixed"
+                                  else None)
+        minutes = round((time.perf_counter() - start) / 60, 1)
+        model = CrossEncoderModel(str(folder))
+        result: dict[str, object] = {}
+        for d in DOMAINS:
+            metrics = run_model(f"cross-encoder:{folder}", DATA / d / "test.json.gz",
+                                runs_dir / f"{trained_on}-{head}-{d}", model=model,
+                                reader_options=reader, progress=False)
+            runs.append(metrics)
+            result[d] = {"accuracy": round(float(metrics["accuracy"]), 4),
+                         "by_sampling_method": {
+                             k: round(float(v["accuracy"]), 4)
+                             for k, v in metrics["slices"].get("sampling_method", {}).items()}}
+        avg = sum(float(r["accuracy"]) for r in result.values()) / 3  # type: ignore[index]
+        out[f"cross_encoder_{head}" if trained_on == "mixed"
+            else f"cross_encoder_{head}_{trained_on}"] = {
+            "trained_on": f"{trained_on} dev, 90% of questions", "n_train": len(data),
+            "n_dev": len(held), "input": "unshown_background", "max_words": args.max_words,
+            "evidence_words": args.evidence_words, "max_length": args.max_length,
+            "lr": args.lr, "epochs": cfg["epochs_done"], "steps": cfg["log"][-1]["step"],
+            "dev_log": cfg["log"], "train_minutes": minutes, "test": result,
+            "average": round(avg, 4), "model_dir": str(folder)}
+        print(json.dumps(out), file=sys.stderr, flush=True)
+    out["cross_domain_matrix"] = matrix_from_metrics(runs)
+    out["runs_dir"] = str(runs_dir)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--skip-embedding", action="store_true")
@@ -44,7 +106,12 @@ def main() -> None:
     ap.add_argument("--evidence-words", type=int, default=60)
     ap.add_argument("--max-words", type=int, default=1000)
     ap.add_argument("--lr", type=float, default=5e-5)
-    ap.add_argument("--heads", default="joint,binary")
+    ap.add_argument("--heads", default="joint:2,binary:1",
+                    help="heads trained on all three dev splits, each HEAD[:EPOCHS]")
+    ap.add_argument("--per-domain", default="",
+                    help="also train a joint model per domain (e.g. books,recipes,songs) for the "
+                         "cross-domain matrix")
+    ap.add_argument("--per-domain-steps", type=int, default=None)
     args = ap.parse_args()
     out: dict[str, object] = {"benchmark": "altentities"}
     if not args.skip_embedding:
@@ -60,36 +127,7 @@ def main() -> None:
         out["embedding_average"] = round(sum(v for r in table.values() for v in r.values())
                                          / sum(len(r) for r in table.values()), 4)
     if not args.skip_cross_encoder:
-        dev_all = [x for d in DOMAINS
-                   for x in read_altentities(DATA / d / "dev.json.gz", max_words=args.max_words)]
-        train, dev = held_out_split(dev_all, seed=13)
-        tests = {d: list(read_altentities(DATA / d / "test.json.gz", max_words=args.max_words))
-                 for d in DOMAINS}
-        start = time.perf_counter()
-        prior = CrossEncoderModel(None, evidence_words=args.evidence_words)
-        prior.warm([*dev_all, *(x for t in tests.values() for x in t)], progress=True)
-        out["selection_minutes"] = round((time.perf_counter() - start) / 60, 1)
-        accs = {d: accuracy(prior, tests[d]) for d in DOMAINS}
-        out["cross_encoder_untrained_prior"] = {"test": accs,
-                                                "average": round(sum(accs.values()) / 3, 4)}
-        print(json.dumps(out), file=sys.stderr, flush=True)
-        for head in args.heads.split(","):
-            folder = Path(tempfile.mkdtemp(prefix=f"ce-alt-{head}-"))
-            start = time.perf_counter()
-            cfg = train_cross_encoder(train, dev, folder, head=head, epochs=args.epochs,
-                                      lr=args.lr, batch_size=8, max_length=args.max_length,
-                                      evidence_words=args.evidence_words, patience=1)
-            minutes = round((time.perf_counter() - start) / 60, 1)
-            model = CrossEncoderModel(str(folder))
-            accs = {d: accuracy(model, tests[d]) for d in DOMAINS}
-            out[f"cross_encoder_{head}"] = {
-                "trained_on": "books+recipes+songs dev, 90% of questions",
-                "n_train": len(train), "n_dev": len(dev), "input": "unshown_background",
-                "max_words": args.max_words, "evidence_words": args.evidence_words,
-                "max_length": args.max_length, "lr": args.lr, "epochs": cfg["epochs_done"],
-                "dev_log": cfg["log"], "train_minutes": minutes, "test": accs,
-                "average": round(sum(accs.values()) / 3, 4), "model_dir": str(folder)}
-            print(json.dumps(out), file=sys.stderr, flush=True)
+        cross_encoder(args, out)
     print(json.dumps(out))
 
 

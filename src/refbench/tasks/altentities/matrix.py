@@ -33,7 +33,8 @@ def matrix_from_metrics(runs: list[dict[str, Any]]) -> dict[str, Any]:
         spec = str(m.get("model", ""))
         if spec.startswith("cross-encoder:"):
             cfg.setdefault("model_dir", spec.partition(":")[2])
-        row = f"{_train_label(cfg)} ({spec.partition(':')[0]})"
+        name = spec.partition(":")[0] + (f" {cfg['head']}" if cfg.get("head") else "")
+        row = f"{_train_label(cfg)} ({name})"
         for domain, v in m.get("slices", {}).get("domain", {}).items():
             cells.setdefault(row, {})[domain] = {"accuracy": v["accuracy"], "n": v["n"]}
     if not cells:
