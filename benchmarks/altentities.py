@@ -69,6 +69,7 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
                                   epochs=int(epochs or args.epochs), lr=args.lr, batch_size=8,
                                   max_length=args.max_length,
                                   evidence_words=args.evidence_words, patience=1,
+                                  reader_options=reader,
                                   max_steps=args.per_domain_steps if trained_on != "mixed"
                                   else None)
         minutes = round((time.perf_counter() - start) / 60, 1)

@@ -276,3 +276,17 @@ def test_train_holds_out_whole_questions(tmp_path: Path) -> None:
     group = {str(x.metadata["question_id"]) for x in dev}
     assert dev and train and not group & {str(x.metadata["question_id"]) for x in train}
     assert len(train) + len(dev) == len(data)
+
+
+def test_trained_model_records_how_its_data_was_read(tmp_path: Path) -> None:
+    from refbench.cli.run import trained_reader_options
+
+    out = tmp_path / "ce-alt"
+    cli = run_cli("train", "--model", "cross-encoder", "--data", str(DATA["altentities"]),
+                  "--out", str(out), "--epochs", "1", "--max-steps", "1", "--batch-size", "2",
+                  "--max-words", "40", "--evidence-words", "20", "--json")
+    assert cli.returncode == 0, cli.stderr
+    report = json.loads(cli.stdout)
+    assert report["reader"] == {"max_words": 40} and report["evidence_words"] == 20
+    assert trained_reader_options(f"cross-encoder:{out}") == {"max_words": 40}
+    assert trained_reader_options("embedding") == {}

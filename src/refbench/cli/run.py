@@ -78,7 +78,7 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
             click.echo(render(["variant", *(f"{n} entities" for n in ns)], rows, "md",
                               title=f"{spec}: pronoun accuracy, {split} split"))
         return
-    reader: dict[str, Any] = {}
+    reader: dict[str, Any] = trained_reader_options(spec)
     if input_type:
         reader["input_type"] = input_type
     if max_words:
@@ -104,6 +104,18 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
         click.echo(f"  by {name}: " + ", ".join(parts))
     click.echo(f"  predictions: {out / 'predictions.jsonl'}"
                + (f"; run {metrics['run_id']} in {st.path}" if st else ""))
+
+
+def trained_reader_options(spec: str) -> dict[str, Any]:
+    """How a trained cross-encoder's training data was read (``--input``, ``--max-words``):
+    the defaults for running it, so test texts are cut the way training texts were."""
+    import json
+
+    name, _, arg = spec.partition(":")
+    cfg = Path(arg) / "config.json"
+    if name != "cross-encoder" or not arg or not cfg.is_file():
+        return {}
+    return dict(json.loads(cfg.read_text()).get("reader") or {})
 
 
 @click.command("train", context_settings=CONTEXT, epilog=(
@@ -155,7 +167,8 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
         train, dev_set = held_out_split(train, seed=seed)
     report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs, lr=lr,
                                  batch_size=batch_size, max_length=max_length,
-                                 evidence_words=evidence_words, seed=seed,
+                                 evidence_words=evidence_words, reader_options=reader,
+                                 seed=seed,
                                  max_steps=max_steps, resume=resume, progress=not as_json)
     if as_json:
         print_json(report)

@@ -59,13 +59,18 @@ def train_cross_encoder(
     batch_size: int = 8,
     max_length: int = 128,
     evidence_words: int = DEFAULT_EVIDENCE_WORDS,
+    reader_options: dict[str, Any] | None = None,
     seed: int = 13,
     patience: int = 2,
     max_steps: int | None = None,
     resume: bool = False,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Train and save; ``batch_size`` counts instances (each brings all its candidates)."""
+    """Train and save; ``batch_size`` counts instances (each brings all its candidates).
+
+    ``reader_options`` (AltEntities ``input_type``, ``max_words``) are recorded so that
+    ``refbench run --model cross-encoder:DIR`` reads test data the way training data was read.
+    """
     import torch
 
     if head not in HEADS:
@@ -78,7 +83,7 @@ def train_cross_encoder(
     ckpt = out / "checkpoint"
     domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
     cfg = {"head": head, "max_length": max_length, "evidence_words": evidence_words,
-           "seed": seed, "lr": lr,
+           "reader": dict(reader_options or {}), "seed": seed, "lr": lr,
            "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev),
            "tasks": sorted({x.task for x in train}), "train_domains": domains}
     random.seed(seed)
