@@ -68,8 +68,9 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
         cfg = train_cross_encoder(data, held, folder, head=head,
                                   epochs=int(epochs or args.epochs), lr=args.lr, batch_size=8,
                                   max_length=args.max_length,
-                                  evidence_words=args.evidence_words, patience=1,
-                                  reader_options=reader,
+                                  evidence_words=args.evidence_words,
+                                  patience=args.patience, eval_every=args.eval_every,
+                                  freeze_layers=args.freeze_layers, reader_options=reader,
                                   max_steps=args.per_domain_steps if trained_on != "mixed"
                                   else None)
         minutes = round((time.perf_counter() - start) / 60, 1)
@@ -90,7 +91,7 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
             "trained_on": f"{trained_on} dev, 90% of questions", "n_train": len(data),
             "n_dev": len(held), "input": "unshown_background", "max_words": args.max_words,
             "evidence_words": args.evidence_words, "max_length": args.max_length,
-            "lr": args.lr, "epochs": cfg["epochs_done"], "steps": cfg["log"][-1]["step"],
+            "lr": args.lr, "freeze_layers": args.freeze_layers, "epochs": cfg["epochs_done"], "steps": cfg["log"][-1]["step"],
             "dev_log": cfg["log"], "train_minutes": minutes, "test": result,
             "average": round(avg, 4), "model_dir": str(folder)}
         print(json.dumps(out), file=sys.stderr, flush=True)
@@ -102,12 +103,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--skip-embedding", action="store_true")
     ap.add_argument("--skip-cross-encoder", action="store_true")
-    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--evidence-words", type=int, default=60)
     ap.add_argument("--max-words", type=int, default=1000)
-    ap.add_argument("--lr", type=float, default=5e-5)
-    ap.add_argument("--heads", default="joint:2,binary:1",
+    ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--eval-every", type=int, default=100,
+                    help="score the held-out dev every N steps (and before the first)")
+    ap.add_argument("--patience", type=int, default=3, help="evaluations without a gain")
+    ap.add_argument("--freeze-layers", type=int, default=2)
+    ap.add_argument("--heads", default="joint:1,binary:1",
                     help="heads trained on all three dev splits, each HEAD[:EPOCHS]")
     ap.add_argument("--per-domain", default="",
                     help="also train a joint model per domain (e.g. books,recipes,songs) for the "

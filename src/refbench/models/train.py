@@ -35,12 +35,27 @@ def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float
 
 def held_out_split(data: list[ChoiceInstance], *, seed: int,
                    fraction: float = 0.1) -> tuple[list[ChoiceInstance], list[ChoiceInstance]]:
-    """(train, dev): a seeded ``fraction`` of the groups held out, a group being the instances
-    of one question (AltEntities: every expression of a question) or else one instance, so no
-    question is on both sides."""
+    """(train, dev): a seeded ``fraction`` of the groups held out, so nothing a model could
+    memorise crosses over. Instances of one question (AltEntities: every expression of a
+    question) form a group, and questions that share an entity are joined into one group (the
+    same entity is asked about in several questions); other instances are their own group."""
+    parent: dict[str, str] = {}
+
+    def find(a: str) -> str:
+        while parent.setdefault(a, a) != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for x in data:
+        qid = x.metadata.get("question_id")
+        if qid:
+            for c in x.candidates:
+                parent[find(f"q:{qid}")] = find(f"e:{c.text}")
 
     def group(x: ChoiceInstance) -> str:
-        return str(x.metadata.get("question_id") or x.id)
+        qid = x.metadata.get("question_id")
+        return find(f"q:{qid}") if qid else f"i:{x.id}"
 
     groups = sorted({group(x) for x in data})
     random.Random(seed).shuffle(groups)
@@ -62,6 +77,8 @@ def train_cross_encoder(
     reader_options: dict[str, Any] | None = None,
     seed: int = 13,
     patience: int = 2,
+    eval_every: int | None = None,
+    freeze_layers: int = 0,
     max_steps: int | None = None,
     resume: bool = False,
     progress: bool = True,
@@ -70,6 +87,10 @@ def train_cross_encoder(
 
     ``reader_options`` (AltEntities ``input_type``, ``max_words``) are recorded so that
     ``refbench run --model cross-encoder:DIR`` reads test data the way training data was read.
+    ``eval_every`` N steps (and once before the first step) the dev set is scored too, the best
+    model is kept and ``patience`` counts evaluations; so when fine-tuning never beats the
+    untrained network (prior alone) on dev, the untrained network is what is saved.
+    ``freeze_layers`` keeps the embeddings and the lowest N transformer layers fixed.
     """
     import torch
 
@@ -84,6 +105,7 @@ def train_cross_encoder(
     domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
     cfg = {"head": head, "max_length": max_length, "evidence_words": evidence_words,
            "reader": dict(reader_options or {}), "seed": seed, "lr": lr,
+           "eval_every": eval_every, "freeze_layers": freeze_layers,
            "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev),
            "tasks": sorted({x.task for x in train}), "train_domains": domains}
     random.seed(seed)
@@ -93,7 +115,13 @@ def train_cross_encoder(
     model.warm([*train, *dev], progress=progress)
     net = model.net
     net.train()
-    optim = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    if freeze_layers:
+        frozen = [net.encoder.embeddings, *net.encoder.encoder.layer[:freeze_layers]]
+        for module in frozen:
+            for p in module.parameters():
+                p.requires_grad_(False)
+    optim = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=lr,
+                              weight_decay=0.01)
     steps_per_epoch = (len(train) + batch_size - 1) // batch_size
     total = steps_per_epoch * epochs if max_steps is None else min(max_steps,
                                                                    steps_per_epoch * epochs)
@@ -110,6 +138,21 @@ def train_cross_encoder(
         state = saved["state"]
     started = time.perf_counter()
     loss_fn_bce = torch.nn.BCEWithLogitsLoss()
+
+    def evaluate(epoch: int, loss: float | None) -> None:
+        dev_acc = _accuracy(model, dev) if dev else 0.0
+        state["log"].append({"epoch": epoch, "step": state["step"], "dev_accuracy": dev_acc,
+                             "loss": loss, "seconds": round(time.perf_counter() - started, 1)})
+        if dev_acc > state["best"] or not dev:
+            state["best"] = dev_acc
+            state["bad_epochs"] = 0
+            torch.save(net.state_dict(), out / "model.pt.tmp")
+            (out / "model.pt.tmp").replace(out / "model.pt")
+        else:
+            state["bad_epochs"] += 1
+
+    if eval_every and dev and state["step"] == 0:
+        evaluate(0, None)
     for epoch in range(state["epoch"], epochs):
         order = list(range(len(train)))
         random.Random(seed + epoch).shuffle(order)
@@ -117,7 +160,8 @@ def train_cross_encoder(
                    disable=not progress, unit="batch")
         running = 0.0
         for bi, i in enumerate(bar):
-            if max_steps is not None and state["step"] >= max_steps:
+            if (max_steps is not None and state["step"] >= max_steps) or (
+                    eval_every and state["bad_epochs"] >= patience):
                 break
             batch = [train[j] for j in order[i:i + batch_size]]
             logits = model.logits(batch)
@@ -144,16 +188,10 @@ def train_cross_encoder(
             value = float(loss.detach())
             running = 0.9 * running + 0.1 * value if bi else value
             bar.set_postfix(loss=f"{running:.3f}")
-        dev_acc = _accuracy(model, dev) if dev else 0.0
-        state["log"].append({"epoch": epoch + 1, "step": state["step"], "dev_accuracy": dev_acc,
-                             "loss": running, "seconds": round(time.perf_counter() - started, 1)})
-        if dev_acc > state["best"] or not dev:
-            state["best"] = dev_acc
-            state["bad_epochs"] = 0
-            torch.save(net.state_dict(), out / "model.pt.tmp")
-            (out / "model.pt.tmp").replace(out / "model.pt")
-        else:
-            state["bad_epochs"] += 1
+            if eval_every and dev and state["step"] % eval_every == 0:
+                evaluate(epoch + 1, running)
+        if not (eval_every and state["log"] and state["log"][-1]["step"] == state["step"]):
+            evaluate(epoch + 1, running)
         state["epoch"] = epoch + 1
         ckpt.mkdir(exist_ok=True)
         torch.save({"model": net.state_dict(), "optim": optim.state_dict(),
