@@ -91,7 +91,8 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
             "trained_on": f"{trained_on} dev, 90% of questions", "n_train": len(data),
             "n_dev": len(held), "input": "unshown_background", "max_words": args.max_words,
             "evidence_words": args.evidence_words, "max_length": args.max_length,
-            "lr": args.lr, "freeze_layers": args.freeze_layers, "epochs": cfg["epochs_done"], "steps": cfg["log"][-1]["step"],
+            "lr": args.lr, "freeze_layers": args.freeze_layers, "epochs": cfg["epochs_done"],
+            "steps": cfg["log"][-1]["step"],
             "dev_log": cfg["log"], "train_minutes": minutes, "test": result,
             "average": round(avg, 4), "model_dir": str(folder)}
         print(json.dumps(out), file=sys.stderr, flush=True)
