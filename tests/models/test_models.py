@@ -276,6 +276,29 @@ def test_train_holds_out_whole_questions(tmp_path: Path) -> None:
     group = {str(x.metadata["question_id"]) for x in dev}
     assert dev and train and not group & {str(x.metadata["question_id"]) for x in train}
     assert len(train) + len(dev) == len(data)
+    # questions that share an entity stay on one side
+    shared = Candidate("Shared", description="Shared entity.")
+    questions = [ChoiceInstance(id=f"q{i}", task="altentities", context="?", expression="x",
+                                candidates=(shared if i < 3 else Candidate(f"E{i}", "d"),
+                                            Candidate(f"F{i}", description="d")), gold=0,
+                                metadata={"question_id": f"q{i}"}) for i in range(10)]
+    for seed in range(5):
+        tr, dv = held_out_split(questions, seed=seed)
+        seen = {c.text for x in tr for c in x.candidates}
+        assert not any(c.text in seen for x in dv for c in x.candidates)
+        assert {x.id for x in dv} in ({"q0", "q1", "q2"}, *({f"q{i}"} for i in range(3, 10)))
+
+
+def test_train_scores_dev_before_and_during_training(tmp_path: Path) -> None:
+    from refbench.models.train import train_cross_encoder
+
+    data = list(read_choices(DATA["altentities"]))
+    report = train_cross_encoder(data[:4], data[4:], tmp_path / "ce", epochs=1, batch_size=2,
+                                 max_length=64, eval_every=1, patience=1, freeze_layers=5,
+                                 progress=False)
+    steps = [e["step"] for e in report["log"]]
+    assert steps[0] == 0 and steps == sorted(set(steps))
+    assert report["freeze_layers"] == 5 and (tmp_path / "ce" / "model.pt").is_file()
 
 
 def test_trained_model_records_how_its_data_was_read(tmp_path: Path) -> None:
