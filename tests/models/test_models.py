@@ -279,7 +279,8 @@ def test_train_holds_out_whole_questions(tmp_path: Path) -> None:
     # questions that share an entity stay on one side
     shared = Candidate("Shared", description="Shared entity.")
     questions = [ChoiceInstance(id=f"q{i}", task="altentities", context="?", expression="x",
-                                candidates=(shared if i < 3 else Candidate(f"E{i}", description="d"),
+                                candidates=(shared if i < 3 else Candidate(f"E{i}",
+                                                                           description="d"),
                                             Candidate(f"F{i}", description="d")), gold=0,
                                 metadata={"question_id": f"q{i}"}) for i in range(10)]
     for seed in range(5):
