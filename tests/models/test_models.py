@@ -308,9 +308,11 @@ def test_trained_model_records_how_its_data_was_read(tmp_path: Path) -> None:
     out = tmp_path / "ce-alt"
     cli = run_cli("train", "--model", "cross-encoder", "--data", str(DATA["altentities"]),
                   "--out", str(out), "--epochs", "1", "--max-steps", "1", "--batch-size", "2",
-                  "--max-words", "40", "--evidence-words", "20", "--json")
+                  "--max-words", "40", "--evidence-words", "20", "--eval-every", "1",
+                  "--freeze-layers", "3", "--json")
     assert cli.returncode == 0, cli.stderr
     report = json.loads(cli.stdout)
     assert report["reader"] == {"max_words": 40} and report["evidence_words"] == 20
+    assert report["freeze_layers"] == 3 and report["log"][0]["step"] == 0
     assert trained_reader_options(f"cross-encoder:{out}") == {"max_words": 40}
     assert trained_reader_options("embedding") == {}

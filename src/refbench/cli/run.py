@@ -140,13 +140,20 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
               help="Words of description selected per candidate (free-text tasks).")
 @click.option("--max-words", type=int, default=None, help="AltEntities text cut (words).")
 @click.option("--max-steps", type=int, default=None, help="Stop after this many steps.")
+@click.option("--eval-every", type=int, default=None,
+              help="Also score dev every N steps and before the first (keep the best).")
+@click.option("--patience", type=int, default=2, show_default=True,
+              help="Dev evaluations without a gain before stopping.")
+@click.option("--freeze-layers", type=int, default=0, show_default=True,
+              help="Keep the embeddings and the lowest N encoder layers fixed.")
 @click.option("--seed", type=int, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
 def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Path, head: str,
               epochs: int, lr: float, batch_size: int, max_length: int, evidence_words: int,
-              max_words: int | None, max_steps: int | None, seed: int, input_type: str | None,
+              max_words: int | None, max_steps: int | None, eval_every: int | None,
+              patience: int, freeze_layers: int, seed: int, input_type: str | None,
               resume: bool, as_json: bool) -> None:
     """Fine-tune the MiniLM cross-encoder on CPU: seeded, dev-set early stopping, a checkpoint
     every epoch, --resume. Then run it with --model cross-encoder:DIR.
@@ -168,8 +175,9 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
     report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs, lr=lr,
                                  batch_size=batch_size, max_length=max_length,
                                  evidence_words=evidence_words, reader_options=reader,
-                                 seed=seed,
-                                 max_steps=max_steps, resume=resume, progress=not as_json)
+                                 seed=seed, eval_every=eval_every, patience=patience,
+                                 freeze_layers=freeze_layers, max_steps=max_steps,
+                                 resume=resume, progress=not as_json)
     if as_json:
         print_json(report)
     else:
