@@ -167,8 +167,8 @@ def test_loglik_scores_partial_continuations(tiny_lm: Path) -> None:
 
     inst = next(iter(read_choices(DATA["winograd"])))
     reqs = scoring_requests(inst)
-    assert reqs[0][1] == reqs[1][1] == " is too large."
-    assert reqs[0][0].endswith("because the trophy") and reqs[1][0].endswith("the suitcase")
+    assert reqs[0][1] == reqs[1][1] == " was too wide."
+    assert reqs[0][0].endswith("because the piano") and reqs[1][0].endswith("the door")
     model = build_model(f"llm-loglik:{tiny_lm}")
     (lp, n), = model.loglik([("The cat", " sat.")])
     assert lp < 0 and n == 5
@@ -181,8 +181,8 @@ def test_chat_parsing_retries_cache_and_failure(tmp_path: Path, chat_server) -> 
 
     url, script = chat_server
     inst = next(iter(read_choices(DATA["winograd"])))
-    assert parse_answer("Hmm. **Answer: 2** (suitcase)", inst) == 1
-    assert parse_answer("It's the trophy, clearly.", inst) == 0
+    assert parse_answer("Hmm. **Answer: 2** (door)", inst) == 1
+    assert parse_answer("It's the piano, clearly.", inst) == 0
     assert parse_answer("I cannot tell.", inst) is None
     script.fail_first = 2
     model = build_model("llm-chat:scripted", {"base_url": url, "cache": str(tmp_path / "c.db"),
