@@ -40,7 +40,12 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
-from refbench.models.encoder import SentenceEncoder, minilm_path, quiet_transformers
+from refbench.models.encoder import (
+    SentenceEncoder,
+    mean_pool,
+    minilm_path,
+    quiet_transformers,
+)
 from refbench.models.text import (
     candidate_evidence,
     content_words,
@@ -164,9 +169,7 @@ def build_network(head: str, seed: int) -> Any:
             self.kind = head
 
         def pool(self, enc: Any) -> Any:
-            out = self.encoder(**enc).last_hidden_state
-            m = enc["attention_mask"].unsqueeze(-1).to(out.dtype)
-            return (out * m).sum(1) / m.sum(1).clamp(min=1e-9)
+            return mean_pool(self.encoder(**enc).last_hidden_state, enc["attention_mask"])
 
         def cosine(self, evidence: Any, query: Any) -> Any:
             return torch.nn.functional.cosine_similarity(self.pool(evidence), self.pool(query),
