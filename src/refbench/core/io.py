@@ -126,6 +126,17 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         fh.write(text)
 
 
+def torch_save_atomic(obj: Any, path: str | Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then rename: a crash mid-save never
+    leaves a truncated checkpoint or model."""
+    import torch
+
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    torch.save(obj, tmp)
+    tmp.replace(p)
+
+
 def prepare_output_dir(out: Path, *, overwrite: bool) -> Path:
     """Check that ``out`` may be (re)written and return a fresh temporary sibling folder.
 

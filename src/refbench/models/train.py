@@ -17,7 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import write_text_atomic
+from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
 
@@ -146,8 +146,7 @@ def train_cross_encoder(
         if dev_acc > state["best"] or not dev:
             state["best"] = dev_acc
             state["bad_epochs"] = 0
-            torch.save(net.state_dict(), out / "model.pt.tmp")
-            (out / "model.pt.tmp").replace(out / "model.pt")
+            torch_save_atomic(net.state_dict(), out / "model.pt")
         else:
             state["bad_epochs"] += 1
 
@@ -194,10 +193,10 @@ def train_cross_encoder(
             evaluate(epoch + 1, running)
         state["epoch"] = epoch + 1
         ckpt.mkdir(exist_ok=True)
-        torch.save({"model": net.state_dict(), "optim": optim.state_dict(),
-                    "sched": sched.state_dict(), "py_rng": random.getstate(),
-                    "torch_rng": torch.get_rng_state(), "state": state}, ckpt / "state.pt.tmp")
-        (ckpt / "state.pt.tmp").replace(ckpt / "state.pt")
+        torch_save_atomic({"model": net.state_dict(), "optim": optim.state_dict(),
+                           "sched": sched.state_dict(), "py_rng": random.getstate(),
+                           "torch_rng": torch.get_rng_state(), "state": state},
+                          ckpt / "state.pt")
         write_text_atomic(out / "config.json", json.dumps(
             {**cfg, "best_dev_accuracy": state["best"], "epochs_done": state["epoch"],
              "log": state["log"]}, indent=2) + "\n")

@@ -25,7 +25,7 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import write_text_atomic
+from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.models.encoder import minilm_path, quiet_transformers
 from refbench.tasks.tne.predictions import Pair
 from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS, NPDocument
@@ -260,12 +260,10 @@ def train_tne(train: Sequence[NPDocument], dev: Sequence[NPDocument], out: Path,
                              "seconds": round(time.perf_counter() - started, 1)})
         if dev_f1 >= state["best"]:
             state["best"] = dev_f1
-            torch.save(model.net.state_dict(), out / "model.pt.tmp")
-            (out / "model.pt.tmp").replace(out / "model.pt")
+            torch_save_atomic(model.net.state_dict(), out / "model.pt")
         state["epoch"] = epoch + 1
-        torch.save({"model": model.net.state_dict(), "optim": optim.state_dict(),
-                    "state": state}, out / "checkpoint.pt.tmp")
-        (out / "checkpoint.pt.tmp").replace(ckpt)
+        torch_save_atomic({"model": model.net.state_dict(), "optim": optim.state_dict(),
+                           "state": state}, ckpt)
         write_text_atomic(out / "config.json", json.dumps(
             {**cfg, "best_dev_labeled_f1": state["best"], "epochs_done": state["epoch"],
              "log": state["log"]}, indent=2) + "\n")
