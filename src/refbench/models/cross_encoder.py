@@ -108,7 +108,7 @@ class EvidenceSelector:
                       disable=not progress or not todo):
             self._compute([self.key(inst, k, budget) for inst in todo[i:i + step]
                            for k in range(len(inst.candidates))])
-        self.encoder._cache.clear()
+        self.encoder.clear()  # the selections are cached; the sentence vectors are not needed
 
     @staticmethod
     def key(inst: ChoiceInstance, k: int, budget: int) -> tuple[str, str, str, int]:

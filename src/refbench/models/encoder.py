@@ -85,6 +85,10 @@ class SentenceEncoder:
         return torch.stack([self._cache[t] if t in self._cache else self.encode([t])[0]
                             for t in texts])
 
+    def clear(self) -> None:
+        """Forget cached embeddings (memory is bounded anyway; this frees it early)."""
+        self._cache.clear()
+
     def similarity(self, query: str, options: Sequence[str]) -> list[float]:
         emb = self.encode([query, *options])
         return [float(x) for x in emb[1:] @ emb[0]]
