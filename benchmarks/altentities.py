@@ -88,7 +88,8 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
         avg = sum(float(r["accuracy"]) for r in result.values()) / 3  # type: ignore[index]
         out[f"cross_encoder_{head}" if trained_on == "mixed"
             else f"cross_encoder_{head}_{trained_on}"] = {
-            "trained_on": f"{trained_on} dev, 90% of questions", "n_train": len(data),
+            "trained_on": f"{trained_on} dev, held out: 10% of entity-joined question groups",
+            "n_train": len(data),
             "n_dev": len(held), "input": "unshown_background", "max_words": args.max_words,
             "evidence_words": args.evidence_words, "max_length": args.max_length,
             "lr": args.lr, "freeze_layers": args.freeze_layers, "epochs": cfg["epochs_done"],
