@@ -76,6 +76,29 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench tne stats ../shared/data/tne/test.jsonl.gz  |  refbench tne stats "
+    "../shared/data/tne/train-reconstructed-v1.1.jsonl.gz ../shared/data/tne/dev.jsonl.gz "
+    "../shared/data/tne/test.jsonl.gz ../shared/data/tne/ood.jsonl.gz --total --json"))
+@click.argument("files", type=PATH, nargs=-1, required=True)
+@click.option("--total", is_flag=True,
+              help="Also all FILES together (Table 3's 'all' column for train+dev+test+OOD; "
+                   "give each split once).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
+    """Corpus statistics of TNE files beside the paper's Table 3 (the column is chosen by the
+    file name: train*, dev*, test*, ood*; an OOD file also gets its Books, IMDB and Reddit
+    parts). Rows marked * are refbench's readings of statistics whose definition the paper
+    leaves open; they do not reproduce its figures."""
+    from refbench.tasks.tne.stats import file_statistics, render_table3
+
+    result = file_statistics(list(files), total=total, progress=True)
+    if as_json:
+        print_json(result)
+        return
+    click.echo(render_table3(result))
+
+
+@tne.command(context_settings=CONTEXT, epilog=(
     "Examples: refbench tne convert preds.jsonl board.jsonl --gold test.jsonl.gz --to "
     "leaderboard  |  refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl "
     "--gold ../shared/data/tne/dev.jsonl.gz --to leaderboard"))
