@@ -34,7 +34,7 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tne"
 
 def prf(docs: list[NPDocument], links: list[set[tuple[str, str]]]) -> list[float]:
     r = score_links(docs, links)
-    return [round(100 * r[k], 2) for k in ("labeled_precision", "labeled_recall", "labeled_f1")]
+    return [round(100 * r[k], 3) for k in ("labeled_precision", "labeled_recall", "labeled_f1")]
 
 
 def readings(docs: list[NPDocument]) -> dict[str, Any]:
