@@ -54,6 +54,9 @@ def test_domains_and_columns(tmp_path: Path) -> None:
     assert paper_column("train-reconstructed-v1.1.jsonl.gz", "all") == "train"
     assert paper_column("ood.jsonl.gz", "imdb") == "imdb"
     assert paper_column("mine.jsonl", "all") is None
+    assert paper_column("ood_books.jsonl.gz", "all") == "books"
+    assert paper_column("ood_reddit_atheism.jsonl.gz", "all") is None
+    assert paper_column("ood_unlabaled.jsonl.gz", "all") == "ood"
     data = write_docs(tmp_path, [DOC, books, imdb], name="ood-mine.jsonl")
     r = run_cli("tne", "stats", str(data), "--json", "--total")
     assert r.returncode == 0, r.stderr

@@ -159,12 +159,17 @@ def table3_statistics(docs: Iterable[NPDocument]) -> dict[str, dict[str, float |
 
 
 def paper_column(path: str | Path, group: str) -> str | None:
-    """Table 3's column for a file (by its name: train, dev, test, ood) and a group of it."""
+    """Table 3's column for a file (by its name: train, dev, test, ood; the official
+    ood_books, ood_imdb, ood_reddit and ood_unlab(e)led files) and a group of it."""
     name = Path(path).name.lower()
     if group in ("books", "imdb", "reddit"):
         return group
     if group != "all":
         return None
+    stem = name.split(".")[0]
+    if stem.startswith("ood_"):  # one domain, one subreddit, or the unlabelled OOD file
+        return "ood" if stem.startswith("ood_unlab") else {
+            "ood_books": "books", "ood_imdb": "imdb", "ood_reddit": "reddit"}.get(stem)
     for column in ("train", "dev", "test", "ood"):
         if name.startswith(column):
             return column
