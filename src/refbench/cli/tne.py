@@ -47,10 +47,13 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
     for n in names:
         if n not in BASELINES:
             raise UsageError(f"unknown baseline {n!r}; choose from {', '.join(BASELINES)}, all")
-    docs = list(read_tne(data))
+    from tqdm import tqdm
+
+    # progress bars on a terminal only (tqdm's disable=None)
+    docs = list(tqdm(read_tne(data), desc="reading", unit=" docs", leave=False, disable=None))
     labelled = all(d.relations is not None for d in docs)
     report = {}
-    for n in names:
+    for n in tqdm(names, desc="baselines", leave=False, disable=None):
         links = [BASELINES[n](d, seed) for d in docs]
         target = out / f"{n}.jsonl" if name == "all" else out
         write_predictions(docs, [with_oracle_prepositions(d, ls)
