@@ -195,3 +195,11 @@ def test_official_probe_figure_at_four_entities() -> None:
             / "test.v4_gold_conll.gz")
     prof = profile_items(read_items(path), default_encoder())
     assert prof["instances"] == 2000 and prof["probe_accuracy"] == OFFICIAL_PROBE[4]
+
+
+def test_datasheet_section_says_when_the_probe_did_not_run() -> None:
+    from refbench.tasks.kitmus.difficulty import difficulty_section
+
+    assert "generated with --no-probe" in "\n".join(difficulty_section({}))
+    fictional_only = {"difficulty": {"groups": [], "split": "test"}}
+    assert "no variant with real situations" in "\n".join(difficulty_section(fictional_only))
