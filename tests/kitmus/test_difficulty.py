@@ -203,3 +203,15 @@ def test_datasheet_section_says_when_the_probe_did_not_run() -> None:
     assert "generated with --no-probe" in "\n".join(difficulty_section({}))
     fictional_only = {"difficulty": {"groups": [], "split": "test"}}
     assert "no variant with real situations" in "\n".join(difficulty_section(fictional_only))
+
+
+def test_cli_json_and_errors(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    bad = cli("kitmus", "difficulty", str(tmp_path / "nowhere"))
+    assert bad.returncode == 2 and bad.stderr.startswith("error E400: ")
+    assert "suite folder not found" in bad.stderr and "Traceback" not in bad.stderr
+    write_suite(tmp_path)
+    good = cli("kitmus", "difficulty", str(tmp_path), "--json")
+    assert good.returncode == 0, good.stderr
+    report = json.loads(good.stdout)
+    assert report["subtasks"]["background-pretrain"]["2"]["probe_accuracy"] == round(2 / 3, 4)
+    assert report["official_background_pretrain"]["4"] == OFFICIAL_PROBE[4]
