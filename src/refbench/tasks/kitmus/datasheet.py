@@ -52,6 +52,8 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def render_datasheet(stats: dict[str, Any]) -> str:
+    from refbench.tasks.kitmus.difficulty import difficulty_section
+
     cfg = stats["config"]
     res = stats["resources"]
     jobs = stats["jobs"]
@@ -111,6 +113,7 @@ def render_datasheet(stats: dict[str, Any]) -> str:
         "",
         _table(overlap_rows, overlap_header) if overlap_rows else "(only one split generated)",
         "",
+        *difficulty_section(stats),
         "## Files",
         "- `<variant>/subtask_<n>_ents/<split>.jsonl`: refbench native JSONL, every field explicit",
         "  (mention spans: sentence index into `sentences`, start and end token, end inclusive).",

@@ -175,8 +175,13 @@ def generate_suite(
     workers: int = 1,
     overwrite: bool = False,
     progress: bool = True,
+    probe: bool = True,
 ) -> dict[str, Any]:
-    """Generate the configured suite into ``out``; return the stats written to stats.json."""
+    """Generate the configured suite into ``out``; return the stats written to stats.json.
+
+    ``probe`` adds the MiniLM similarity-probe profile (refbench.tasks.kitmus.difficulty) of
+    the test split (else the last split) to stats.json and DATASHEET.md.
+    """
     pools = build_pools(res, seed=cfg.seed)
     jobs = cfg.jobs()
     for variant, n, split in jobs:  # every input problem surfaces before anything is written
@@ -201,6 +206,13 @@ def generate_suite(
                         results[job] = stats
                         bar.update(cfg.sizes[job[2]])
         stats = summarize(res, pools, cfg, [results[j] for j in jobs])
+        if probe:
+            from refbench.tasks.kitmus.difficulty import generated_difficulty
+
+            split = "test" if "test" in cfg.splits else cfg.splits[-1]
+            stats["difficulty"] = generated_difficulty(
+                res, pools, variants=cfg.variants, entities=cfg.entities, split=split,
+                size=cfg.sizes[split], seed=cfg.seed, progress=progress)
         write_text_atomic(tmp / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False)
                           + "\n")
         from refbench.tasks.kitmus.datasheet import render_datasheet
