@@ -116,7 +116,7 @@ def test_probe_on_a_hand_made_suite_with_minilm(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("mutate", "message"), [
-    (lambda d: d[:3], "expected exactly one mention after the meet sentence"),
+    (lambda d: d[:3], "expected exactly one annotated mention after the meet sentence"),
     (lambda d: [d[0], d[1], d[3]], "no sentence mentions two entities"),
 ])
 def test_unreadable_structure_is_a_clear_error(tmp_path: Path, mutate, message) -> None:  # type: ignore[no-untyped-def]

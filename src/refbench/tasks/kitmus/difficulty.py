@@ -21,11 +21,11 @@ word sharing a root with the answer's occupation (and, for comparison, with a di
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from tqdm import tqdm
 
@@ -37,6 +37,7 @@ from refbench.tasks.kitmus.generate import Pools, generate_job
 from refbench.tasks.kitmus.instance import SUBTASK_DIR, KitmusInstance
 from refbench.tasks.kitmus.native import read_native
 from refbench.tasks.kitmus.resources import Resources
+from refbench.tasks.kitmus.structure import StructureError, locate
 from refbench.tasks.kitmus.templates import fill
 from refbench.tasks.kitmus.variants import VARIANTS
 
@@ -87,36 +88,30 @@ def _occupation_phrase(tokens: Sequence[tuple[str, str]], mention_end: int) -> s
 
 def item_from_conll(doc: ConllDocument, *, path: Path | str) -> ProbeItem:
     """A probe item from a full-text CoNLL document, by structure alone (see module doc)."""
-    clusters_in: dict[int, list[int]] = {}
-    for cid, mentions in doc.clusters.items():
-        for m in mentions:
-            clusters_in.setdefault(m.sentence, []).append(cid)
-    meet = next((s for s in sorted(clusters_in) if len(set(clusters_in[s])) >= 2), None)
-    if meet is None:
-        raise RefbenchError("no sentence mentions two entities: cannot find the task text",
-                            path=path, item=doc.doc_id)
-    candidates = sorted((m.start, cid) for cid, ms in doc.clusters.items() for m in ms
-                        if m.sentence == meet)
-    order = [cid for _, cid in candidates]
-    after = [(m, cid) for cid, ms in doc.clusters.items() for m in ms if m.sentence > meet]
-    if len(after) != 1:
-        raise RefbenchError(f"expected exactly one mention after the meet sentence (the "
-                            f"pronoun), found {len(after)}", path=path, item=doc.doc_id)
-    pron, pron_cid = after[0]
-    if pron_cid not in order:
+    refs = [(m.sentence, m.start, m.end, cid) for cid, ms in doc.clusters.items() for m in ms]
+    try:
+        found = locate(refs)
+    except StructureError as exc:
+        raise RefbenchError(str(exc), path=path, item=doc.doc_id) from None
+    meet = found.meet_sentence
+    clusters_in: dict[int, set[Hashable]] = {}
+    for sentence, _, _, cluster in refs:
+        clusters_in.setdefault(sentence, set()).add(cluster)
+    order = [cast(int, m[3]) for m in found.candidates]  # CoNLL cluster ids
+    if found.pronoun[3] not in order:
         raise RefbenchError("the pronoun's cluster has no mention in the meet sentence",
                             path=path, item=doc.doc_id)
     occupations = []
     for cid in order:
         own = [m for m in doc.clusters[cid]
-               if m.sentence < meet and set(clusters_in[m.sentence]) == {cid}]
+               if m.sentence < meet and clusters_in[m.sentence] == {cid}]
         occ = _occupation_phrase(doc.sentences[own[0].sentence], own[0].end) if own else None
         if occ is None:
             raise RefbenchError("no knowledge sentence gives this entity's occupation (the probe "
                                 "needs the full-text view)", path=path, item=doc.doc_id)
         occupations.append(occ)
-    return ProbeItem(doc.doc_id, tuple(doc.sentences[pron.sentence]), tuple(occupations),
-                     order.index(pron_cid))
+    return ProbeItem(doc.doc_id, tuple(doc.sentences[found.pronoun[0]]), tuple(occupations),
+                     order.index(found.pronoun[3]))
 
 
 def item_from_instance(inst: KitmusInstance) -> ProbeItem:
