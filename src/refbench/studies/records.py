@@ -1,0 +1,86 @@
+"""The source records of chosen instances, copied verbatim from their files.
+
+Why: the native export of a KITMUS validation writes the items people saw as a gold file in the
+format they came from (a CoNLL document, a native JSONL line, a GAP row), so ``refbench run``
+and ``refbench evaluate --task kitmus`` score models and annotators on exactly those items.
+Copying the bytes, rather than re-serialising what a reader returned, keeps every field the
+scorer needs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from refbench.core.io import read_lines
+
+_BEGIN = re.compile(r"^#begin document \((.*)\); part (\d+)\s*$")
+FORMATS = {"conll": "v4_gold_conll", "jsonl": "jsonl", "tsv": "tsv"}
+
+
+def record_format(path: Path) -> str | None:
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    if name.endswith((".v4_gold_conll", ".conll", "_conll")):
+        return "conll"
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".tsv"):
+        return "tsv"
+    return None
+
+
+def _conll(path: Path, ids: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    current: list[str] | None = None
+    doc_id = ""
+    for _, line in read_lines(path):
+        m = _BEGIN.match(line)
+        if m:
+            doc_id = m.group(1)
+            current = [line] if doc_id in ids else None
+        elif current is not None:
+            current.append(line)
+            if line.startswith("#end document"):
+                out[doc_id] = "\n".join(current) + "\n"
+                current = None
+    return out
+
+
+def _jsonl(path: Path, ids: set[str]) -> dict[str, str]:
+    out = {}
+    for _, line in read_lines(path):
+        if line.strip():
+            obj = json.loads(line)
+            if isinstance(obj, dict) and str(obj.get("id")) in ids:
+                out[str(obj["id"])] = line + "\n"
+    return out
+
+
+def _tsv(path: Path, ids: set[str]) -> dict[str, str]:
+    out = {}
+    header = ""
+    for number, line in read_lines(path):
+        if number == 1:
+            header = line + "\n"
+            continue
+        first = line.split("\t", 1)[0].strip('"')
+        if first in ids:
+            out[first] = header + line + "\n"
+    return out
+
+
+def source_records(wanted: Iterable[tuple[Path, str]]) -> dict[tuple[Path, str], str]:
+    """{(file, instance id): the record's text} for files in a format that has records
+    (CoNLL: the whole document; JSONL: the line; TSV: the header and the row)."""
+    by_file: dict[Path, set[str]] = defaultdict(set)
+    for path, doc_id in wanted:
+        by_file[path].add(doc_id)
+    out: dict[tuple[Path, str], str] = {}
+    for path, ids in sorted(by_file.items()):
+        fmt = record_format(path)
+        found = {"conll": _conll, "jsonl": _jsonl, "tsv": _tsv}[fmt](path, ids) if fmt else {}
+        out.update({(path, k): v for k, v in found.items()})
+    return out
