@@ -119,6 +119,10 @@ class StudyStore:
         self.path = Path(path)
         if not self.path.is_file():
             raise RefbenchError("study file not found", path=self.path)
+        with open(self.path, "rb") as fh:
+            magic = fh.read(16)
+        if magic != b"SQLite format 3\x00":
+            raise RefbenchError("not a refbench study file (not SQLite)", path=self.path)
         self.conn = connect(self.path)
         try:
             version = self.conn.execute(
