@@ -86,7 +86,8 @@ def gold_tne_answers(payload: dict[str, Any]) -> list[dict[str, str]]:
     """The form fields an annotator who agrees with the file's gold would send, in order."""
     gold = payload["gold"]
     cluster = {m: c for c in gold["coref"] for m in c["members"]}
-    first = {c["id"]: c["members"][0] for c in gold["coref"]}
+    order = {n["id"]: k for k, n in enumerate(payload["nps"])}
+    first = {c["id"]: min(c["members"], key=order.__getitem__) for c in gold["coref"]}
     kinds = {"standard": "new", "time/date/measurement": "time", "idiomatic": "idiom"}
     out = []
     for n in payload["nps"]:

@@ -67,8 +67,8 @@ def _common(f: F) -> F:
     "  |  refbench study create kitmus-validation --data ../shared/data/kitmus-official/released/"
     "background-train/subtask_2_ents/full-text/test.v4_gold_conll.gz --n 20 --annotators 6 "
     "--out k.sqlite"))
-@click.option("--data", type=PATH, required=True,
-              help="A KITMUS suite folder or any choice data file refbench reads.")
+@click.option("--data", type=PATH, multiple=True, required=True,
+              help="A KITMUS suite folder or any choice data file refbench reads (repeatable).")
 @click.option("--n", "n", type=int, default=40, show_default=True, help="Instances to ask about.")
 @click.option("--conditions", default="with-knowledge,without-knowledge", show_default=True,
               help="Show the knowledge text (with-knowledge), leave it out, or both.")
@@ -76,7 +76,7 @@ def _common(f: F) -> F:
               help="Extra flagged items with the knowledge text, to check attention.")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
 @_common
-def create_kitmus(data: Path, n: int, conditions: str, gold_checks: int, split: str,
+def create_kitmus(data: tuple[Path, ...], n: int, conditions: str, gold_checks: int, split: str,
                   annotators: str, overlap: int | None, seed: int, out: Path, overwrite: bool,
                   as_json: bool) -> None:
     """Multiple choice (the entity names plus "can't say"), with and without the knowledge
@@ -85,7 +85,7 @@ def create_kitmus(data: Path, n: int, conditions: str, gold_checks: int, split: 
     from refbench.studies.kitmus import create_kitmus_study
 
     created = create_kitmus_study(
-        data, out, n=n, conditions=split_list(conditions) or [], gold_checks=gold_checks,
+        list(data), out, n=n, conditions=split_list(conditions) or [], gold_checks=gold_checks,
         annotators=annotator_names(annotators), seed=seed, split=split, overlap=overlap,
         overwrite=overwrite, progress=not as_json)
     _report(created, as_json)

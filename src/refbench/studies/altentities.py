@@ -26,6 +26,9 @@ from refbench.studies.kinds import AnswerError, StudyKind
 MIN_EXPRESSIONS, MAX_EXPRESSIONS = 3, 5
 MAX_CHARS = 300
 COPY_WORDS = 5
+# What a listener could know about a song, in the order shown (infobox keys of the release).
+SONG_ATTRIBUTES = ("artist", "album", "released", "genre", "writer", "producer", "length",
+                   "label", "recorded")
 _WORD = re.compile(r"[\w']+")
 
 
@@ -56,8 +59,8 @@ def shown_text(choice: dict[str, Any]) -> dict[str, Any]:
     desc = str(choice.get("description") or "")
     if "<a " in desc or "href=" in desc:
         attrs = parse_infobox(choice.get("infobox"))
-        keep = [(k, v) for k, v in attrs.items() if k and k not in ("image", "caption", "cover")]
-        return {"description": "", "attributes": keep[:8], "linked": True}
+        keep = [(k, attrs[k]) for k in SONG_ATTRIBUTES if attrs.get(k)]
+        return {"description": "", "attributes": keep, "linked": True}
     return {"description": desc, "attributes": [], "linked": False}
 
 
@@ -71,7 +74,15 @@ def create_altentities_study(data: Sequence[Path], out: Path, *, n: int, method:
     check_out(out, overwrite=overwrite)
     ents = load_entities(list(data), domain=domain)
     full = raw_choices(data)
-    pairs = list(sample_pairs(ents, method=method, n=n, seed=seed, attributes=attributes))
+    # Pairs never mix domains ("a book or a song?"): sample each domain on its own, n split evenly.
+    domains = sorted({e.domain for e in ents})
+    pairs: list[dict[str, Any]] = []
+    for k, d in enumerate(domains):
+        share = n // len(domains) + (1 if k < n % len(domains) else 0)
+        pool = [e for e in ents if e.domain == d]
+        if share and len(pool) >= 2:
+            pairs += list(sample_pairs(pool, method=method, n=share, seed=seed,
+                                       attributes=attributes))
     if not pairs:
         raise UsageError(f"sampling by {method!r} found no pairs in the data")
     items = []

@@ -32,17 +32,15 @@ CONDITIONS = ("with-knowledge", "without-knowledge")
 GOLD_CHECK_VARIANT = "background-both"
 
 
-def load_instances(data: Path, *, split: str = "test",
+def load_instances(data: Path | Sequence[Path], *, split: str = "test",
                    progress: bool = True) -> list[tuple[ChoiceInstance, Path]]:
-    """Every instance of a data file, or of every subtask of a suite folder."""
+    """Every instance of the data files, and of every subtask of suite folders."""
     from refbench.tasks.choices import read_choices
+    from refbench.tasks.kitmus.suite_eval import find_gold
 
-    if data.is_dir():
-        from refbench.tasks.kitmus.suite_eval import find_gold
-
-        files = [p for _, p in sorted(find_gold(data, split).items())]
-    else:
-        files = [data]
+    files: list[Path] = []
+    for d in [data] if isinstance(data, Path) else data:
+        files += [p for _, p in sorted(find_gold(d, split).items())] if d.is_dir() else [d]
     out: list[tuple[ChoiceInstance, Path]] = []
     for path in tqdm(files, desc="read", unit="file", disable=not progress or len(files) < 2):
         out.extend((inst, path) for inst in read_choices(path))
@@ -126,8 +124,8 @@ def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> lis
     return items
 
 
-def create_kitmus_study(data: Path, out: Path, *, n: int, conditions: Sequence[str],
-                        gold_checks: int, annotators: Sequence[str], seed: int,
+def create_kitmus_study(data: Path | Sequence[Path], out: Path, *, n: int,
+                        conditions: Sequence[str], gold_checks: int, annotators: Sequence[str], seed: int,
                         split: str = "test", overlap: int | None = None,
                         overwrite: bool = False, progress: bool = True) -> CreatedStudy:
     for c in conditions:
@@ -139,8 +137,9 @@ def create_kitmus_study(data: Path, out: Path, *, n: int, conditions: Sequence[s
     pool = load_instances(data, split=split, progress=progress)
     chosen = select(pool, n=n, conditions=conditions, gold_checks=gold_checks, seed=seed)
     items = build_items(chosen)
-    meta = {"data": str(data), "split": split, "n": n, "conditions": list(conditions),
-            "gold_checks": gold_checks}
+    sources = [data] if isinstance(data, Path) else list(data)
+    meta = {"data": [str(s) for s in sources], "split": split, "n": n,
+            "conditions": list(conditions), "gold_checks": gold_checks}
     created = write_study(out, kind="kitmus-validation", items=items, annotators=annotators,
                           seed=seed, meta=meta, overlap=overlap, overwrite=overwrite,
                           options=_option_order)

@@ -108,7 +108,7 @@ def create_tne_study(data: Path, out: Path, *, n: int, annotators: Sequence[str]
     payloads = load_documents(data, n=n, seed=seed)
     items = [NewItem(p["id"], p) for p in payloads]
     created = write_study(out, kind="tne-annotation", items=items, annotators=annotators,
-                          seed=seed, meta={"data": str(data), "n": n}, overlap=overlap,
+                          seed=seed, meta={"data": [str(data)], "n": n}, overlap=overlap,
                           shuffle=False, overwrite=overwrite)
     created.summary = {"items": len(items), "asked": n,
                        "nps": sum(len(p["nps"]) for p in payloads),

@@ -92,8 +92,10 @@ def tne_page(item: Item, answers: dict[str, Any], args: dict[str, str],
                 "mentions": [by_id[m]["text"] for m in members[r]], "ids": members[r]}
 
     if stage == 1:
+        # Earlier chains as they stood before this NP: what "the same as" can point back to.
         earlier = [r for r in reps if ids.index(r) < k]
-        ctx["chains"] = [chain_row(r) for r in earlier]
+        ctx["chains"] = [{**chain_row(r), "mentions": [by_id[m]["text"] for m in members[r]
+                                                       if ids.index(m) < k]} for r in earlier]
         ctx["answer"] = s1.get(current, {})
         ctx["same_rep"] = rep.get(s1.get(current, {}).get("same_as", ""), "")
         ctx["measure_hint"] = bool(by_id[current].get("measure"))
