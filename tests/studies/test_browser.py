@@ -37,6 +37,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
             headless=True, args=ARGS, viewport={"width": 1280, "height": 900})
         pg = ctx.new_page()
+        pg.set_default_timeout(60_000)  # two shared cores can be slow; nothing here should be
         errors: list[str] = []
         pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(str(e)))

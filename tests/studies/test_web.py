@@ -82,8 +82,8 @@ def test_admin_shows_progress_agreement_and_exports(kitmus_study: Path) -> None:
     assert len(csv_text.splitlines()) == 1 + 3 * 10
     assert c.get(f"/admin/{tok['admin']}/export.json").get_json()["study"]["kind"] == \
         "kitmus-validation"
-    assert c.get("/static/study.js").status_code == 200
-    assert c.get("/static/study.css").headers["Content-Type"].startswith("text/css")
+    assert c.get("/study-static/study.js").status_code == 200
+    assert c.get("/study-static/study.css").headers["Content-Type"].startswith("text/css")
 
 
 def test_altentities_flow_escaping_and_flags(tmp_path: Path) -> None:
@@ -176,3 +176,30 @@ def test_every_kind_renders_its_admin_page(ae_study: Path, tne_study: Path) -> N
         html = c.get(f"/admin/{tok['admin']}/").data.decode()
         assert needle in html, study
         assert re.search(r"<td>2 / 2</td>", html) or "4 / 4" in html
+
+
+def test_blueprint_mounts_in_another_app_beside_a_second_study(kitmus_study: Path,
+                                                                tne_study: Path) -> None:
+    from flask import Flask
+
+    from refbench.studies.web import make_study_blueprint
+
+    app = Flask("host")
+    app.register_blueprint(make_study_blueprint(kitmus_study, name="kitmus"),
+                           url_prefix="/study/k")
+    app.register_blueprint(make_study_blueprint(tne_study, name="tne"), url_prefix="/study/t")
+
+    @app.get("/")
+    def home() -> str:
+        return "host app"
+
+    c = app.test_client()
+    k, t = tokens(kitmus_study)["ann1"], tokens(tne_study)["ann1"]
+    page = c.get(f"/study/k/a/{k}/1").data.decode()
+    assert "/study/k/study-static/study.js" in page and f"/study/k/a/{k}/1/answer" in page
+    assert c.get("/study/k/study-static/study.js").status_code == 200
+    assert c.post(f"/study/k/a/{k}/1/answer", json={"fields": {"choice": "cant"}}).get_json()[
+        "next"] == f"/study/k/a/{k}/2"
+    assert "Stage 1" in c.get(f"/study/t/a/{t}/1").data.decode()
+    assert c.get(f"/study/t/a/{k}/1").status_code == 404  # a token belongs to its own study
+    assert c.get("/").data == b"host app"

@@ -46,7 +46,7 @@ def make_study_blueprint(study_path: str | Path, *, name: str = "study") -> Blue
         items = {it.id: it for it in st.items()}  # items never change once a study exists
     kind: StudyKind = get_kind(meta["kind"], meta)
     bp = Blueprint(name, __name__, template_folder="templates", static_folder="static",
-                   static_url_path="/static")
+                   static_url_path="/study-static")  # never shadows a host app's /static
 
     def store() -> StudyStore:
         if "study_store" not in g:
