@@ -66,13 +66,14 @@ def test_altentities_study_from_the_three_test_files(tmp_path: Path) -> None:
                              seed=0)
     with StudyStore(study) as st:
         items = st.items()
+        order = {i: pos + 1 for pos, i, _ in st.assignments(st.annotators()[0].id)}
     assert {it.payload["domain"] for it in items} == {"BOOKS", "RECIPES", "SONGS"}
     c, t = client(study), tokens(study)["a"]
-    for pos in range(1, len(items) + 1):
-        html = c.get(f"/a/{t}/{pos}").data.decode()
+    for it in items:
+        html = c.get(f"/a/{t}/{order[it.id]}").data.decode()
         assert "Do you mean" in html and "<a href=\"https://www.google" not in html
-    songs = [it for it in items if it.payload["domain"] == "SONGS"]
-    assert songs and "artist</dt>" in c.get(f"/a/{t}/{items.index(songs[0]) + 1}").data.decode()
+        if it.payload["domain"] == "SONGS":  # the release links to a web search: attributes
+            assert "artist</dt>" in html
     answer_everything(study, c)
     export(study, "native", tmp_path / "out")
     r = run_cli("run", "--model", "first", "--data", str(tmp_path / "out" / "altentities.json"),
