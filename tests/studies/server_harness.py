@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -44,9 +45,19 @@ class Server:
             if m and self.base:
                 self.links[m.group(1)] = m.group(2)
                 if m.group(1) == "admin":
+                    # Keep reading what the server prints (waitress warns when its queue is
+                    # deep): a full pipe would block the server's next log line, and with it
+                    # every thread that logs.
+                    self.output: list[str] = []
+                    threading.Thread(target=self._drain, daemon=True).start()
                     return
         self.stop()
         raise RuntimeError("server did not print its links in time")
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as when the machine or the process dies."""
@@ -60,8 +71,6 @@ class Server:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
 
 
 def get(url: str) -> tuple[int, str]:
