@@ -21,7 +21,7 @@ from refbench.core.errors import UsageError
 from refbench.core.io import read_jsonl
 from refbench.studies.create import CreatedStudy, NewItem, check_out, write_study
 from refbench.studies.db import Item
-from refbench.studies.kinds import AnswerError, StudyKind
+from refbench.studies.kinds import AnswerError, SingleAnswerKind
 
 MIN_EXPRESSIONS, MAX_EXPRESSIONS = 3, 5
 MAX_CHARS = 300
@@ -136,15 +136,12 @@ def expressions_of(answers: dict[str, Any]) -> list[str]:
     return [e for e in value.get("expressions", []) if e] if isinstance(value, dict) else []
 
 
-class AltEntitiesCollection(StudyKind):
+class AltEntitiesCollection(SingleAnswerKind):
     name = "altentities-collection"
     template = "study/altentities.html"
     instructions_template = "study/altentities_instructions.html"
 
-    def clean(self, item: Item, unit: str, value: Any, answers: dict[str, Any],
-              options: Any) -> tuple[Any, list[str]]:
-        if unit != "":
-            raise AnswerError("this study has one answer per item")
+    def clean_value(self, item: Item, value: Any) -> tuple[Any, list[str]]:
         raw = value.get("expressions") if isinstance(value, dict) else value
         if not isinstance(raw, list) or len(raw) > MAX_EXPRESSIONS or \
                 not all(isinstance(e, str) for e in raw):

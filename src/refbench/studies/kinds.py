@@ -69,6 +69,19 @@ class StudyKind:
         raise NotImplementedError
 
 
+class SingleAnswerKind(StudyKind):
+    """A study type with one answer per item (unit "")."""
+
+    def clean(self, item: Item, unit: str, value: Any, answers: dict[str, Any],
+              options: Any) -> tuple[Any, list[str]]:
+        if unit != "":
+            raise AnswerError("this study has one answer per item")
+        return self.clean_value(item, value)
+
+    def clean_value(self, item: Item, value: Any) -> tuple[Any, list[str]]:
+        raise NotImplementedError
+
+
 def get_kind(name: str, meta: dict[str, Any]) -> StudyKind:
     if name not in KINDS:
         raise UsageError(f"unknown study type {name!r}; choose from {', '.join(KINDS)}")

@@ -24,7 +24,7 @@ from refbench.core.errors import UsageError
 from refbench.core.types import ChoiceInstance
 from refbench.studies.create import CreatedStudy, NewItem, check_out, write_study
 from refbench.studies.db import Item
-from refbench.studies.kinds import AnswerError, StudyKind
+from refbench.studies.kinds import AnswerError, SingleAnswerKind
 from refbench.studies.records import record_format, source_records
 
 CANT_SAY = "can't say"
@@ -125,9 +125,10 @@ def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> lis
 
 
 def create_kitmus_study(data: Path | Sequence[Path], out: Path, *, n: int,
-                        conditions: Sequence[str], gold_checks: int, annotators: Sequence[str], seed: int,
-                        split: str = "test", overlap: int | None = None,
-                        overwrite: bool = False, progress: bool = True) -> CreatedStudy:
+                        conditions: Sequence[str], gold_checks: int,
+                        annotators: Sequence[str], seed: int, split: str = "test",
+                        overlap: int | None = None, overwrite: bool = False,
+                        progress: bool = True) -> CreatedStudy:
     for c in conditions:
         if c not in CONDITIONS:
             raise UsageError(f"unknown condition {c!r}; choose from {', '.join(CONDITIONS)}")
@@ -160,15 +161,12 @@ def label_of(item: Item, choice: int | None) -> str:
     return CANT_SAY if choice is None else str(item.payload["candidates"][choice])
 
 
-class KitmusValidation(StudyKind):
+class KitmusValidation(SingleAnswerKind):
     name = "kitmus-validation"
     template = "study/kitmus.html"
     instructions_template = "study/kitmus_instructions.html"
 
-    def clean(self, item: Item, unit: str, value: Any, answers: dict[str, Any],
-              options: Any) -> tuple[Any, list[str]]:
-        if unit != "":
-            raise AnswerError("this study has one answer per item")
+    def clean_value(self, item: Item, value: Any) -> tuple[Any, list[str]]:
         choice = value.get("choice") if isinstance(value, dict) else value
         if choice in (None, "cant", "", CANT_SAY):
             return {"choice": None}, []
