@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,18 @@ def test_altentities_annotator_writes_expressions(tmp_path: Path, page: Any, sho
         given = answers(study, "ann1")
         assert given[item.id][""]["expressions"][:3] == [
             "the one I read on the train", "not the sad one", "I was thinking of the older story"]
+        # Typing and closing the tab at once (before the save's pause): the text still arrives.
+        other = page.context.new_page()
+        other.goto(page.url + "?step=write")
+        other.fill("input[name=e1]", "typed just before closing")
+        other.close()
+        for _ in range(100):
+            got = answers(study, "ann1")
+            if any(v[""]["expressions"][0] == "typed just before closing" for v in got.values()):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("what was typed just before the tab closed was lost")
     finally:
         server.stop()
 

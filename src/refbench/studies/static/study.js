@@ -81,6 +81,15 @@
       form.addEventListener("focusout", function () {
         if (timer) { clearTimeout(timer); timer = null; save(form, null); }
       });
+      // Closing the tab while a save is still waiting for its pause: send it anyway.
+      window.addEventListener("pagehide", function () {
+        if (!timer) { return; }
+        clearTimeout(timer);
+        timer = null;
+        var body = JSON.stringify({ fields: fieldsOf(form, null) });
+        navigator.sendBeacon(form.dataset.api, new Blob([body], { type: "application/json" }));
+        dirty = false;
+      });
     }
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
