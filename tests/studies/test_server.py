@@ -136,3 +136,29 @@ def test_killed_server_loses_nothing_it_acknowledged(tmp_path: Path, suite500: P
         assert status == 200 and "Continue with item" in page
     finally:
         again.stop()
+
+
+def test_serve_errors_are_one_line(tmp_path: Path, suite500: Path) -> None:
+    import socket
+
+    from tests.conftest import run_cli
+
+    r = run_cli("study", "serve", str(tmp_path / "missing.sqlite"))
+    assert r.returncode == 2 and r.stderr.startswith("error E400:") and "Traceback" not in r.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        study = tmp_path / "s.sqlite"
+        create_kitmus_study(suite500, study, n=2, conditions=["with-knowledge"], gold_checks=0,
+                            annotators=["a"], seed=0, progress=False)
+        r = run_cli("study", "serve", str(study), "--port", str(port))
+    assert r.returncode == 2 and "cannot listen on 127.0.0.1" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_loopback_names() -> None:
+    from refbench.studies.server import is_loopback
+
+    assert all(is_loopback(h) for h in ("127.0.0.1", "::1", "localhost", "127.0.0.2"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.4", "example.org", "::"))

@@ -14,6 +14,7 @@ from pathlib import Path
 from flask import Flask, Response, render_template
 from werkzeug.exceptions import HTTPException
 
+from refbench.core.errors import UsageError
 from refbench.studies.db import StudyStore
 from refbench.studies.web import SECURITY_HEADERS, make_study_blueprint
 
@@ -65,8 +66,12 @@ def serve(study: str | Path, *, host: str = "127.0.0.1", port: int = 8000, threa
     from waitress import create_server
 
     app = create_app(study)
-    server = create_server(app, host=host, port=port, threads=threads,
-                           clear_untrusted_proxy_headers=True)
+    try:
+        server = create_server(app, host=host, port=port, threads=threads,
+                               clear_untrusted_proxy_headers=True)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); try "
+                         "another --port") from None
     bound = getattr(server, "effective_port", port)
     shown = f"[{host}]" if ":" in host else host
     if on_ready is not None:
