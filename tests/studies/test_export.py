@@ -30,8 +30,16 @@ def test_kitmus_native_scores_people_like_systems(tmp_path: Path, kitmus_study: 
     _, files = export(kitmus_study, "native", tmp_path / "native")
     names = sorted(str(f.relative_to(tmp_path / "native")) for f in files)
     assert "with-knowledge/gold.jsonl" in names and "gold-checks/ann1.jsonl" in names
-    for cond in ("with-knowledge", "without-knowledge"):
-        gold = tmp_path / "native" / cond / "gold.jsonl"
+    # Without the knowledge text, the gold is the suite's task-text-only view: what people saw.
+    assert "without-knowledge/gold.v4_gold_conll" in names
+    from refbench.studies.db import StudyStore
+
+    with StudyStore(kitmus_study) as st:
+        shown = {it.payload["text"] for it in st.items() if it.condition == "without-knowledge"}
+    assert {i.context for i in read_choices(tmp_path / "native" / "without-knowledge" /
+                                            "gold.v4_gold_conll")} == shown
+    for cond, ext in (("with-knowledge", "jsonl"), ("without-knowledge", "v4_gold_conll")):
+        gold = tmp_path / "native" / cond / f"gold.{ext}"
         per = report["by_condition"][cond]["per_annotator"]
         for ann in ("ann1", "ann2", "ann3"):
             res = cli_json("evaluate", "--task", "kitmus", "--gold", str(gold), "--pred",

@@ -44,6 +44,12 @@ def test_kitmus_study_from_official_files_exports_scorable_conll(tmp_path: Path)
     study = tmp_path / "k.sqlite"
     create_kitmus_study(files, study, n=6, conditions=["with-knowledge", "without-knowledge"],
                         gold_checks=2, annotators=["a", "b", "c"], seed=0, progress=False)
+    with StudyStore(study) as st:
+        for it in st.items():
+            from_train2 = "background-train/" in it.payload["source"]
+            task_only = "task-text-only" in it.payload["record_source"]
+            assert task_only == (from_train2 and it.condition == "without-knowledge")
+            assert it.payload["record"]
     answer_everything(study, client(study), agree_with_gold=0.8)
     report = study_agreement(study)
     assert set(report["by_condition"]) == {"with-knowledge", "without-knowledge"}

@@ -25,7 +25,7 @@ from refbench.core.types import ChoiceInstance
 from refbench.studies.create import CreatedStudy, NewItem, check_out, write_study
 from refbench.studies.db import Item
 from refbench.studies.kinds import AnswerError, SingleAnswerKind
-from refbench.studies.records import record_format, source_records
+from refbench.studies.records import record_format, source_records, task_text_sibling
 
 CANT_SAY = "can't say"
 CONDITIONS = ("with-knowledge", "without-knowledge")
@@ -99,10 +99,22 @@ def select(pool: Sequence[tuple[ChoiceInstance, Path]], *, n: int, conditions: S
     return picked
 
 
+def _record_source(inst: ChoiceInstance, path: Path, condition: str) -> Path:
+    """Where an item's exported record comes from: without the knowledge text, the suite's
+    task-text-only file when there is one (what the annotators saw), else the source."""
+    if condition == "without-knowledge" and inst.task == "kitmus":
+        return task_text_sibling(path) or path
+    return path
+
+
 def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> list[NewItem]:
-    records = source_records({(p, inst.id) for inst, p, _, _ in chosen})
+    from refbench.tasks.kitmus.gold import instance_key
+
+    records = source_records({(_record_source(inst, p, c), instance_key(inst.id))
+                              for inst, p, c, _ in chosen})
     items = []
     for inst, path, condition, check in chosen:
+        rec_path = _record_source(inst, path, condition)
         if inst.expression_offset is None:
             raise UsageError(f"{path}: {inst.id}: the expression does not occur in the text; a "
                              "validation study needs a pronoun (or blank) to ask about")
@@ -118,7 +130,9 @@ def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> lis
             "knowledge": knowledge, "text": task, "pronoun": inst.expression,
             "pronoun_offset": inst.expression_offset - start,
             "candidates": [c.text for c in inst.candidates], "answer": inst.gold,
-            "format": record_format(path), "record": records.get((path, inst.id)),
+            "format": record_format(rec_path),
+            "record": records.get((rec_path, instance_key(inst.id))),
+            "record_source": str(rec_path),
         }
         items.append(NewItem(inst.id, payload, gold, condition, check))
     return items
