@@ -4,9 +4,10 @@ refbench can run models on what people made.
 
 Native: KITMUS validation writes, per condition (and for the gold checks), the items in their
 source format as a gold file (without the knowledge text: the suite's task-text-only view when
-it has one, so a model reads what people read) and each annotator's answers (and the majority) as answers JSONL:
-``refbench run --data gold.<ext>`` runs a model on exactly those items and ``refbench evaluate
---task kitmus --gold gold.<ext> --pred ann1.jsonl`` scores a person like a system. AltEntities
+it has one, so a model reads what people read) and each annotator's answers (and the majority)
+as answers JSONL: ``refbench run --data gold.<ext>`` runs a model on exactly those items and
+``refbench evaluate --task kitmus --gold gold.<ext> --pred ann1.jsonl`` scores a person like a
+system. AltEntities
 writes the release's JSON (one question per pair, everyone's expressions); TNE writes one v1.1
 JSONL per annotator with the documents they completed.
 """
