@@ -7,9 +7,8 @@ source format as a gold file (without the knowledge text: the suite's task-text-
 it has one, so a model reads what people read) and each annotator's answers (and the majority)
 as answers JSONL: ``refbench run --data gold.<ext>`` runs a model on exactly those items and
 ``refbench evaluate --task kitmus --gold gold.<ext> --pred ann1.jsonl`` scores a person like a
-system. AltEntities
-writes the release's JSON (one question per pair, everyone's expressions); TNE writes one v1.1
-JSONL per annotator with the documents they completed.
+system. AltEntities writes the release's JSON (one question per pair, everyone's expressions);
+TNE writes one v1.1 JSONL per annotator with the documents they completed.
 """
 
 from __future__ import annotations
