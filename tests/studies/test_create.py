@@ -167,6 +167,7 @@ def test_tne_study_from_file_keeps_its_nps_and_gold(tmp_path: Path) -> None:
 
 
 def test_study_file_is_wal_and_enforces_assignments(kitmus_study: Path) -> None:
+    assert kitmus_study.stat().st_mode & 0o777 == 0o600  # tokens inside: owner only
     with StudyStore(kitmus_study) as st:
         assert st.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         a1 = st.annotators()[0]

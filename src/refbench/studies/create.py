@@ -108,6 +108,7 @@ def write_study(out: Path, *, kind: str, items: Sequence[NewItem], annotators: S
                  "refbench_version": refbench.__version__, "overlap": overlap, **meta}
     try:
         conn = connect(tmp)
+        os.chmod(tmp, 0o600)  # it holds the tokens: readable by its owner only
         write_schema(conn, full_meta)  # executescript commits on its own
         conn.execute("BEGIN")
         conn.executemany(
