@@ -61,6 +61,11 @@ def shots(tmp_path: Path) -> Iterator[Any]:
     yield shot
 
 
+def ready(pg: Any) -> None:
+    """The page's script has wired its shortcuts (keys pressed before that do nothing)."""
+    pg.wait_for_selector("html[data-study-ready]", state="attached")
+
+
 def saved(pg: Any) -> None:
     pg.wait_for_selector("#save-status.saved", timeout=10_000)
 
@@ -84,12 +89,14 @@ def test_kitmus_annotator_by_keyboard(tmp_path: Path, suite: Path, page: Any, sh
         page.wait_for_url("**/a/*/1")
         seen_conditions = set()
         for pos in range(1, 6):
+            ready(page)
             seen_conditions.add(page.locator(".panel.knowledge").count())
             key = "0" if pos == 2 else "1"
             page.keyboard.press(key)
             saved(page)
             if pos == 2:
                 page.reload()  # nothing lost on reload
+                ready(page)
                 assert page.locator("input[value=cant]").is_checked()
                 shots(page, "kitmus-item")
             elif pos == 1:
@@ -169,6 +176,7 @@ def test_tne_annotator_two_stages(tmp_path: Path, page: Any, shots: Any) -> None
         page.click("#start")
         page.wait_for_selector("text=Stage 1 · NP 1 of 6")
         for k, key in enumerate("nnnnn"):
+            ready(page)
             page.keyboard.press(key)
             page.wait_for_selector(f"text=Stage 1 · NP {k + 2} of 6")
             if k == 3:

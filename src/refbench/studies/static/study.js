@@ -32,11 +32,21 @@
 
   var pending = 0;
   var dirty = false;
+  // One save at a time, in the order they were asked for: two saves in flight could reach the
+  // server in either order, and an older answer would overwrite a newer one. Each save reads
+  // the form when its turn comes, so it always sends the latest values.
+  var queue = Promise.resolve();
 
   function save(form, submitter) {
     pending += 1;
     dirty = false;
     setStatus(form, "Saving…", "");
+    var turn = queue.then(function () { return send(form, submitter); });
+    queue = turn.catch(function () { return null; });
+    return turn;
+  }
+
+  function send(form, submitter) {
     return fetch(form.dataset.api, {
       method: "POST",
       credentials: "same-origin",
@@ -50,7 +60,7 @@
         setStatus(form, "Not saved: " + (r.body.error || "error"), "failed");
         return null;
       }
-      setStatus(form, "Saved", "saved");
+      if (pending === 0) { setStatus(form, "Saved", "saved"); }
       form.dataset.saved = String(r.body.revision);
       showWarnings(r.body.warnings);
       return r.body;
@@ -163,5 +173,6 @@
       if (form.dataset.keys) { keys(form); }
     });
     chains();
+    document.documentElement.dataset.studyReady = "1";  // shortcuts are live from here on
   });
 }());
