@@ -76,6 +76,7 @@ def test_admin_shows_progress_agreement_and_exports(kitmus_study: Path) -> None:
     answer_everything(kitmus_study, c)
     html = c.get(f"/admin/{tok['admin']}/").data.decode()
     assert "Fleiss" in html and "with-knowledge" in html and "without-knowledge" in html
+    assert "made from 1 source<" in html
     assert "Gold checks" in html and "2 / 2 correct" in html
     csv_text = c.get(f"/admin/{tok['admin']}/export.csv").data.decode()
     assert csv_text.splitlines()[0] == "item,annotator,label,unit,condition,gold,gold_check,flags"
