@@ -68,6 +68,31 @@ def test_kitmus_native_from_conll_source(tmp_path: Path, suite: Path) -> None:
     assert res["pronoun_accuracy"] == 1.0 and res["n"] == 2
 
 
+def test_kitmus_without_knowledge_cut_from_a_lone_full_text_file(tmp_path: Path,
+                                                                   suite: Path) -> None:
+    """A full-text CoNLL file with no task-text-only file beside it (most of the official
+    release): the without-knowledge gold is cut to its task text by structure, so a model run on
+    the export never sees the knowledge text."""
+    import shutil
+
+    full = suite / "background-both" / "subtask_3_ents" / "full-text" / "test.v4_gold_conll"
+    lone = tmp_path / "lone" / "test.v4_gold_conll"
+    lone.parent.mkdir()
+    shutil.copy(full, lone)
+    study = tmp_path / "k.sqlite"
+    create_kitmus_study(lone, study, n=4, conditions=["without-knowledge"], gold_checks=0,
+                        annotators=["a"], seed=0, progress=False)
+    answer_everything(study, client(study))
+    export(study, "native", tmp_path / "out")
+    gold = tmp_path / "out" / "without-knowledge" / "gold.v4_gold_conll"
+    from refbench.studies.db import StudyStore
+
+    with StudyStore(study) as st:
+        shown = {it.payload["text"] for it in st.items()}
+    assert {i.context for i in read_choices(gold)} == shown
+    assert all(" is a" not in i.context.split(".")[0] for i in read_choices(gold))
+
+
 def test_altentities_native_runs(tmp_path: Path, ae_study: Path) -> None:
     answer_everything(ae_study, client(ae_study))
     _, files = export(ae_study, "native", tmp_path / "ae")

@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from refbench.core.errors import UsageError
 from refbench.core.types import ChoiceInstance
+from refbench.formats.conll2012 import parse_conll_text
 from refbench.studies.create import CreatedStudy, NewItem, check_out, write_study
 from refbench.studies.db import Item
 from refbench.studies.kinds import AnswerError, SingleAnswerKind
@@ -99,9 +100,19 @@ def select(pool: Sequence[tuple[ChoiceInstance, Path]], *, n: int, conditions: S
     return picked
 
 
+def task_text_record(record: str, *, path: Path) -> str:
+    """A full-text CoNLL record cut to its task text by structure (``convert.view_of``); on the
+    official release this equals the released task-text-only document token for token."""
+    from refbench.tasks.kitmus.convert import render, view_of
+
+    (doc,) = parse_conll_text(record, path=path, min_columns=6)
+    return render(view_of(doc, "task-text-only", path=path), "conll", path=path)
+
+
 def _record_source(inst: ChoiceInstance, path: Path, condition: str) -> Path:
     """Where an item's exported record comes from: without the knowledge text, the suite's
-    task-text-only file when there is one (what the annotators saw), else the source."""
+    task-text-only file when there is one (what the annotators saw), else the source (a CoNLL
+    source is then cut to its task text, :func:`task_text_record`)."""
     if condition == "without-knowledge" and inst.task == "kitmus":
         return task_text_sibling(path) or path
     return path
@@ -123,6 +134,10 @@ def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> lis
         if condition == "without-knowledge" and not knowledge:
             raise UsageError(f"{path}: {inst.id}: no knowledge text to leave out (use a KITMUS "
                              "full-text file, or --conditions with-knowledge)")
+        record = records.get((rec_path, instance_key(inst.id)))
+        if (condition == "without-knowledge" and rec_path == path and record is not None
+                and record_format(path) == "conll"):
+            record = task_text_record(record, path=path)
         gold = inst.candidates[inst.gold].text if inst.gold is not None else None
         payload = {
             "source": str(path), "source_id": inst.id, "task": inst.task,
@@ -131,7 +146,7 @@ def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> lis
             "pronoun_offset": inst.expression_offset - start,
             "candidates": [c.text for c in inst.candidates], "answer": inst.gold,
             "format": record_format(rec_path),
-            "record": records.get((rec_path, instance_key(inst.id))),
+            "record": record,
             "record_source": str(rec_path),
         }
         items.append(NewItem(inst.id, payload, gold, condition, check))
