@@ -20,7 +20,7 @@ from typing import Any
 from tqdm import tqdm
 
 import refbench
-from refbench.core.errors import UsageError
+from refbench.core.errors import OutputError, UsageError
 from refbench.core.io import (
     LineWriter,
     commit_output_dir,
@@ -202,6 +202,10 @@ def generate_suite(
                         results[job] = stats
                         bar.update(cfg.sizes[job[2]])
         stats = summarize(res, pools, cfg, [results[j] for j in jobs])
+        if stats["split_leaks"]:
+            raise OutputError("the generated suite failed its own check, so nothing was "
+                              "written: splits share items outside the pools too small to "
+                              f"split ({json.dumps(stats['split_leaks'])})", path=out)
         write_text_atomic(tmp / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False)
                           + "\n")
         from refbench.tasks.kitmus.datasheet import render_datasheet
@@ -215,10 +219,13 @@ def generate_suite(
 
 
 def regenerate_command(cfg: SuiteConfig, resources: str) -> str:
-    """The command line that regenerates exactly this suite (output path left to the user)."""
+    """The command line that regenerates exactly this suite (output path left to the user);
+    ``resources``: "builtin" or the resource folder (written as its full resolved path)."""
+    import shlex
+
     parts = ["refbench kitmus generate --out DIR", f"--seed {cfg.seed}"]
     if resources != "builtin":
-        parts.append(f"--resources {resources}")
+        parts.append(f"--resources {shlex.quote(str(Path(resources).resolve()))}")
     if cfg.variants != tuple(VARIANTS):
         parts.append("--variants " + ",".join(cfg.variants))
     if cfg.entities != ENTITY_COUNTS:
@@ -256,14 +263,23 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
     pairs = sorted({(VARIANTS[v].occupation_source, VARIANTS[v].situation_source)
                     for v in cfg.variants})
     source = "builtin" if Path(res.source) == _builtin() else Path(res.source).name
+    from refbench.tasks.kitmus.suite_provenance import (
+        provenance_block,
+        resource_layout,
+        resource_licence,
+        split_leaks,
+    )
+
     return {
         "refbench_version": refbench.__version__,
         "seed": cfg.seed,
-        "command": regenerate_command(cfg, source),
+        "command": regenerate_command(cfg, "builtin" if source == "builtin" else res.source),
+        "provenance": provenance_block(res),
         "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
                    "splits": list(cfg.splits), "formats": list(cfg.formats),
                    "sizes": cfg.sizes},
-        "resources": {"source": source,
+        "resources": {"source": source, "layout": resource_layout(res),
+                      "licence": resource_licence(res),
                       "fingerprint": res.fingerprint(), "files": dict(sorted(res.files.items())),
                       "pool_sizes": {
                           "names": len(res.names), "occupations": res.n_occupations,
@@ -277,10 +293,25 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
                                  for k, v in sorted(pron_total.items())},
         "split_overlap": overlaps,
         "split_overlap_ok": all(v == 0 for o in overlaps.values() for v in o.values()),
+        "split_leaks": split_leaks(res, pools.shared,
+                                   [(st["split"], st["pools"]) for st in job_stats]),
         "occupation_situation_root_overlap": {
             f"{o}-{s}": root_overlap(res, o, s) for o, s in pairs},
         "jobs": per_job,
     }
+
+
+def expected_identity(res: Resources, cfg: SuiteConfig) -> dict[str, Any]:
+    """What ``stats.json`` records about the suite ``cfg`` and ``res`` would generate, for
+    :func:`refbench.tasks.kitmus.suite_provenance.stale_reason`."""
+    from refbench.tasks.kitmus.suite_provenance import generator_fingerprint
+
+    return {"refbench_version": refbench.__version__, "seed": cfg.seed,
+            "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
+                       "splits": list(cfg.splits), "formats": list(cfg.formats),
+                       "sizes": cfg.sizes},
+            "resources": {"fingerprint": res.fingerprint()},
+            "provenance": {"generator_fingerprint": generator_fingerprint()}}
 
 
 def _builtin() -> Path:
