@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.report.tables import CHANCE, HEADLINE, Cell, data_label, metric_label
+from refbench.report.tables import (
+    CHANCE,
+    HEADLINE,
+    TASK_TITLES,
+    Cell,
+    data_label,
+    metric_label,
+)
 
 
 def _pyplot() -> Any:
@@ -65,7 +72,7 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
         ax.set_title(variant, fontsize=9)
         ax.set_xlabel("entities")
         ax.set_xticks(ns)
-        ax.set_ylim(0, 1.02)
+        ax.set_ylim(-0.02, 1.05)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(variants):]:
         ax.set_visible(False)
@@ -74,51 +81,59 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
     title = f"KITMUS: {metric_label(metric).lower()} by number of entities"
     if split:
         title += f" ({split} split)"
-    fig.suptitle(title)
     has_ci = any(c.ci for c in cells)
-    fig.text(0.01, 0.01, "error bars: 95% bootstrap intervals" if has_ci
-             else "no intervals recorded in these results", fontsize=7, color="grey")
+    fig.suptitle(title + ("\nerror bars: 95% bootstrap intervals over instances" if has_ci
+                          else "\n(no intervals recorded in these results)"), fontsize=11)
     fig.legend(list(handles.values()), list(handles), loc="lower center",
                ncol=min(len(handles), 4), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.05 + 0.03 * ((len(handles) - 1) // 4), 1, 0.96))
+    fig.tight_layout(rect=(0, 0.06 + 0.03 * ((len(handles) - 1) // 4), 1, 0.97))
     save_figure(fig, out, dpi=130)
 
 
 def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
                  metric: str | None = None) -> None:
-    """One bar per system for each data set (task, data, split), one panel per task."""
+    """One panel per task; in each, a group of bars per data set (data, split), one bar per
+    system, coloured the same in every panel."""
     plt = _pyplot()
     tasks = list(dict.fromkeys(str(r.get("task")) for r in results))
     systems = list(dict.fromkeys(str(r.get("system") or r.get("model")) for r in results))
     colours = _colours(systems)
-    fig, axes = plt.subplots(1, len(tasks), figsize=(max(4.0, 1.6 + 1.4 * len(systems))
-                                                     * len(tasks), 4.0), squeeze=False)
-    for ax, task in zip(axes[0], tasks, strict=True):
+    ncols = min(3, len(tasks))
+    nrows = (len(tasks) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows + 0.9),
+                             squeeze=False)
+    for ax, task in zip(axes.flat, tasks, strict=False):
         key = metric or HEADLINE.get(task, ("accuracy",))[0]
         rows = [r for r in results if str(r.get("task")) == task
                 and isinstance(r.get(key), int | float)]
         sets = list(dict.fromkeys((data_label(r.get("data") or r.get("gold")),
                                    r.get("split") or "-") for r in rows))
-        width = 0.8 / max(1, len(systems))
+        here = [s for s in systems if any(str(r.get("system") or r.get("model")) == s
+                                          for r in rows)]
+        width = 0.8 / max(1, len(here))
         for r in rows:
             s = str(r.get("system") or r.get("model"))
             x = sets.index((data_label(r.get("data") or r.get("gold")), r.get("split") or "-")) \
-                + (systems.index(s) - (len(systems) - 1) / 2) * width
+                + (here.index(s) - (len(here) - 1) / 2) * width
             ci = r.get("ci95", {}).get(key) if isinstance(r.get("ci95"), dict) else None
             err = [[r[key] - ci[0]], [ci[1] - r[key]]] if ci else None
-            ax.bar(x, r[key], width=width * 0.95, color=colours[s], yerr=err, capsize=3,
-                   label=s)
-        ax.set_xticks(range(len(sets)), [f"{d}\n({sp})" for d, sp in sets], fontsize=7)
+            ax.bar(x, r[key], width=width * 0.9, color=colours[s], yerr=err, capsize=3)
+        ax.set_xticks(range(len(sets)), [f"{d}\n({sp} split)" if sp != "-" else d
+                                         for d, sp in sets], fontsize=7)
+        ax.set_xlim(-0.6, len(sets) - 0.4)
         ax.set_ylabel(metric_label(key))
-        ax.set_ylim(0, 1.02)
-        ax.set_title(f"{task}: {metric_label(key).lower()}", fontsize=10)
+        ax.set_ylim(0, 1.05)
+        ax.set_title(f"{TASK_TITLES.get(task, task)}: {metric_label(key)}",
+                     fontsize=10)
         ax.grid(axis="y", alpha=0.3)
+    for ax in list(axes.flat)[len(tasks):]:
+        ax.set_visible(False)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours[s]) for s in systems]
-    fig.legend(handles, systems, loc="lower center", ncol=min(len(systems), 4), fontsize=8,
+    fig.legend(handles, systems, loc="lower center", ncol=min(len(systems), 5), fontsize=8,
                frameon=False)
-    fig.suptitle("Results by data set (error bars: 95% bootstrap intervals where recorded)",
-                 fontsize=10)
-    fig.tight_layout(rect=(0, 0.08 + 0.04 * ((len(systems) - 1) // 4), 1, 0.95))
+    fig.suptitle("Results by data set\nerror bars: 95% bootstrap intervals over instances, "
+                 "where recorded", fontsize=10)
+    fig.tight_layout(rect=(0, 0.07 + 0.03 * ((len(systems) - 1) // 5), 1, 0.97))
     save_figure(fig, out, dpi=130)
 
 
@@ -141,11 +156,11 @@ def plot_tne_confusion(result: dict[str, Any], out: str | Path, *,
     im = ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
     ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    ax.set_xlabel("predicted preposition")
-    ax.set_ylabel("gold preposition (first of the pair)")
-    ax.set_title(title or "TNE preposition confusion on found links (rows sum to 1)")
+    ax.set_xlabel("predicted preposition (no-relation: the link was missed)")
+    ax.set_ylabel("gold preposition, the pair's first (no-relation: not a gold link)")
+    ax.set_title(title or "TNE preposition confusion (rows sum to 1)")
     bar = fig.colorbar(im, ax=ax, fraction=0.04)
-    bar.set_label("share of the gold preposition's found links")
+    bar.set_label("share of the row's NP pairs")
     fig.tight_layout()
     save_figure(fig, out)
 

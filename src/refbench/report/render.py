@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +47,8 @@ def render_tables(tables: Sequence[Table], fmt: str, *, standalone: bool = False
         return _html_page(tables)
     if fmt == "latex":
         body = "\n".join(_latex(t) for t in tables)
-        return _latex_document(body) if standalone else body
+        wide = any(table_width(t) > 110 for t in tables)
+        return _latex_document(body, landscape=wide) if standalone else body
     return "\n".join(_markdown(t) for t in tables)
 
 
@@ -64,6 +66,15 @@ def aligned_text(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         lines.append("  ".join(str(c).rjust(w) if right[j] else str(c).ljust(w)
                                for j, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _numeric_columns(t: Table) -> list[bool]:
+    """Columns whose cells are all figures (or '-'), to be right-aligned."""
+    out = []
+    for j in range(len(t.header)):
+        cells = [r[j].split(" ")[0] for r in t.rows if j < len(r)]
+        out.append(j > 0 and all(_is_number(c) for c in cells) and any(c != "-" for c in cells))
+    return out
 
 
 def _is_number(text: str) -> bool:
@@ -94,7 +105,8 @@ def _markdown(t: Table) -> str:
     title = t.title + (f" ({named[0][0]})" if len(named) == 1 else "")
     out = [f"**{_md_cell(title)}**", ""] if title else []
     out.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
-    out.append("|" + "|".join(["---", *["---:"] * (len(header) - 1)]) + "|")
+    out.append("|" + "|".join("---:" if numeric else "---"
+                              for numeric in _numeric_columns(t)) + "|")
     out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in t.rows]
     if t.notes:
         out += ["", *(f"_{_md_cell(n)}_" for n in t.notes)]
@@ -112,13 +124,30 @@ def tex(text: str) -> str:
     return "".join(_TEX.get(ch, ch) for ch in text)
 
 
+def _latex_cell(text: str) -> str:
+    """An interval after the figure is set smaller, so wide tables stay readable."""
+    m = re.fullmatch(r"(.*?) (\[[^\]]*\])(.*)", text)
+    if not m:
+        return tex(text)
+    return f"{tex(m.group(1))} {{\\scriptsize {tex(m.group(2))}}}{tex(m.group(3))}"
+
+
+def table_width(t: Table) -> int:
+    """Characters in the widest row: a rough width, to choose a landscape page."""
+    return max(sum(len(c) + 2 for c in row) for row in [t.header, *t.rows])
+
+
 def _latex(t: Table) -> str:
-    ncols = len(t.header)
     lines = [f"% refbench {__version__}: needs \\usepackage{{booktabs}} in the preamble",
-             r"\begin{table}[htbp]", r"\centering", r"\small"]
+             r"\begin{table}[htbp]", r"\centering", r"\small", r"\setlength{\tabcolsep}{4pt}"]
+    if table_width(t) > 110:
+        lines.insert(1, "% wide: use table* in two-column papers, or wrap the tabular in "
+                        "\\resizebox{\\linewidth}{!}{...} (graphicx)")
     caption = t.title + (". " + " ".join(t.notes) if t.notes else "")
     lines += [rf"\caption{{{tex(caption)}}}", rf"\label{{{t.label}}}",
-              r"\begin{tabular}{l" + "r" * (ncols - 1) + "}", r"\toprule"]
+              r"\begin{tabular}{" + "".join("r" if numeric else "l"
+                                            for numeric in _numeric_columns(t)) + "}",
+              r"\toprule"]
     if any(label for label, _ in t.groups):
         cells, rules, col = [], [], 1
         for label, span in t.groups:
@@ -134,14 +163,15 @@ def _latex(t: Table) -> str:
     for i, row in enumerate(t.rows):
         if i in t.rule_before:
             lines.append(r"\midrule")
-        lines.append(" & ".join(tex(c) for c in row) + r" \\")
+        lines.append(" & ".join(_latex_cell(c) for c in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def _latex_document(body: str) -> str:
-    return "\n".join([r"\documentclass{article}", r"\usepackage[T1]{fontenc}",
-                      r"\usepackage[margin=2cm]{geometry}", r"\usepackage{booktabs}",
+def _latex_document(body: str, *, landscape: bool = False) -> str:
+    geometry = "landscape,margin=1.5cm" if landscape else "margin=2cm"
+    return "\n".join([r"\documentclass{article}",
+                      rf"\usepackage[{geometry}]{{geometry}}", r"\usepackage{booktabs}",
                       r"\begin{document}", body.rstrip("\n"), r"\end{document}"]) + "\n"
 
 
@@ -150,12 +180,22 @@ def _latex_document(body: str) -> str:
 _CSS = ("body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
         "table{border-collapse:collapse;margin:1.5em 0}"
         "caption{font-weight:600;text-align:left;padding-bottom:.4em}"
-        "th,td{padding:.25em .7em;text-align:right}"
+        "th,td{padding:.25em .7em;text-align:right;white-space:nowrap}"
+        "th[colspan]{text-align:center;border-bottom:1px solid #222}"
+        "td small{color:#555}"
         "th:first-child,td:first-child{text-align:left}"
         "thead tr:last-child th{border-bottom:1px solid #222}"
         "thead tr:first-child th{border-top:2px solid #222}"
         "tbody tr:last-child td{border-bottom:2px solid #222}"
         "tr.rule td{border-top:1px solid #222}.notes{color:#555;font-size:.9em;max-width:60em}")
+
+
+def _html_cell(text: str) -> str:
+    m = re.fullmatch(r"(.*?) (\[[^\]]*\])(.*)", text)
+    if not m:
+        return html.escape(text)
+    return f"{html.escape(m.group(1))} <small>{html.escape(m.group(2))}</small>" \
+           f"{html.escape(m.group(3))}"
 
 
 def _html(t: Table) -> str:
@@ -170,9 +210,11 @@ def _html(t: Table) -> str:
     parts.append("</thead><tbody>")
     for i, row in enumerate(t.rows):
         cls = ' class="rule"' if i in t.rule_before else ""
-        parts.append(f"<tr{cls}>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>")
+        parts.append(f"<tr{cls}>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row)
+                     + "</tr>")
     parts.append("</tbody></table>")
-    parts += [f'<p class="notes">{esc(n)}</p>' for n in t.notes]
+    if t.notes:
+        parts.append(f'<p class="notes">{esc(" ".join(t.notes))}</p>')
     return "\n".join(parts)
 
 

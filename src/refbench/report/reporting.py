@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.report.render import Table, render_tables
-from refbench.report.tables import generic_table, kitmus_cells, kitmus_table
+from refbench.report.tables import generic_tables, kitmus_cells, kitmus_table
 
 
 def _split(results: Sequence[dict[str, Any]]) -> str | None:
@@ -27,7 +27,7 @@ def tables_for(results: Sequence[dict[str, Any]], *, metric: str | None = None,
         cells, chance = kitmus_cells(kitmus, km_metric)
         tables.append(kitmus_table(cells, chance, metric=km_metric, split=_split(kitmus), ci=ci))
     if others:
-        tables.append(generic_table(others, metric=metric, ci=ci))
+        tables += generic_tables(others, metric=metric, ci=ci)
     return tables
 
 

@@ -17,7 +17,8 @@ from typing import Any
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.report.render import FORMATS, Table, render_tables
 
-__all__ = ["FORMATS", "Cell", "generic_table", "kitmus_cells", "kitmus_table", "render"]
+__all__ = ["FORMATS", "Cell", "generic_table", "generic_tables", "kitmus_cells", "kitmus_table",
+           "render"]
 
 CHANCE = "chance (random baseline)"
 KITMUS_METRICS = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
@@ -168,21 +169,39 @@ def data_label(path: str | None) -> str:
     return "/".join(parts[-3:]) if len(parts) > 3 else str(path)
 
 
+TASK_TITLES = {"gap": "GAP", "knowref": "KnowRef", "winograd": "Winograd-style",
+               "altentities": "AltEntities", "tne": "TNE", "kitmus": "KITMUS"}
+
+
+def generic_tables(results: Sequence[dict[str, Any]], *, metric: str | None = None,
+                   ci: bool = False) -> list[Table]:
+    """One table per task, one row per result: system, data, split, n and the task's
+    headline figures (or only ``metric``)."""
+    tasks = list(dict.fromkeys(str(r.get("task")) for r in results))
+    tables = [generic_table([r for r in results if str(r.get("task")) == t], metric=metric,
+                            ci=ci, strict=False) for t in tasks]
+    tables = [t for t in tables if t.header[4:]]
+    if metric and not tables:
+        raise UsageError(f"no result has the metric {metric!r}")
+    return tables
+
+
 def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = None,
-                  ci: bool = False) -> Table:
-    """One row per result: system, task, data, split, n and the task's headline figures."""
+                  ci: bool = False, strict: bool = True) -> Table:
+    """One row per result (of one task): system, data, split, n and headline figures."""
     keys: list[str] = []
     for r in results:
         wanted = [metric] if metric else list(HEADLINE.get(str(r.get("task")), ("accuracy",)))
         keys += [k for k in wanted if k not in keys and r.get(k) is not None]
-    if metric and not keys:
+    if metric and not keys and strict:
         raise UsageError(f"no result has the metric {metric!r}")
+    tasks = list(dict.fromkeys(str(r.get("task")) for r in results))
     rows, tidy = [], []
     for r in results:
         system = str(r.get("system") or r.get("model") or Path(str(r.get("_path", "?"))).stem)
         data = r.get("data") or r.get("gold")
-        row = [system, str(r.get("task", "-")), data_label(data), str(r.get("split") or "-"),
-               str(r.get("n", "-"))]
+        n = r.get("n", r.get("n_documents"))
+        row = [system, data_label(data), str(r.get("split") or "-"), str(n or "-")]
         for k in keys:
             v = r.get(k)
             interval = _ci(r.get("ci95"), k)
@@ -193,16 +212,21 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
             if isinstance(v, int | float):
                 tidy.append({"task": r.get("task"), "system": system, "kind": "system",
                              "data": data, "split": r.get("split"), "metric": k,
-                             "value": float(v), "n": r.get("n"),
+                             "value": float(v), "n": n,
                              "ci_low": interval[0] if interval else None,
                              "ci_high": interval[1] if interval else None})
         rows.append(row)
-    notes = ["Figures are fractions (bias: F1 feminine / F1 masculine)."]
+    notes = ["Figures are fractions" + (" (bias: F1 feminine / F1 masculine)."
+                                        if "bias" in keys else ".")]
+    if "tne" in tasks:
+        notes.append("TNE n: documents.")
     if ci:
         notes.append("[low, high]: 95% bootstrap interval over instances.")
-    return Table(title="Results", header=["System", "Task", "Data", "Split", "n",
-                                          *(metric_label(k) for k in keys)],
-                 rows=rows, notes=notes, tidy=tidy, label="tab:refbench-results")
+    name = " / ".join(TASK_TITLES.get(t, t) for t in tasks)
+    return Table(title=f"{name} results", header=["System", "Data", "Split", "n",
+                                                  *(metric_label(k) for k in keys)],
+                 rows=rows, notes=notes, tidy=tidy,
+                 label=f"tab:{'-'.join(tasks)}-results")
 
 
 def render(header: list[str], rows: list[list[str]], fmt: str, *, title: str = "") -> str:
