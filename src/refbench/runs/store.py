@@ -17,10 +17,12 @@ refbench store)::
     predictions(model_fingerprint TEXT, instance_hash TEXT, output TEXT (JSON),
                 PRIMARY KEY (model_fingerprint, instance_hash))
 
-Version 1 (refbench 0.1.0: no ``split``, ``system`` or ``run_tags``) is migrated in place when
-opened for writing and read as it is otherwise. Every write is one short ``BEGIN IMMEDIATE``
-transaction; a store locked by another process is waited for (``$REFBENCH_STORE_TIMEOUT``
-seconds, default 60). A damaged, foreign, read-only or locked store is an error naming the file.
+A run record stands for an output folder: a new run into a recorded folder updates that record
+(same id and tags). Version 1 (refbench 0.1.0: no ``split``, ``system`` or ``run_tags``) is
+migrated in place when opened for writing and read as it is otherwise. Every write is one short
+``BEGIN IMMEDIATE`` transaction; a store locked by another process is waited for
+(``$REFBENCH_STORE_TIMEOUT`` seconds, default 60). A damaged, foreign, read-only or locked
+store is an error naming the file.
 """
 
 from __future__ import annotations
@@ -33,108 +35,26 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import E_INPUT, E_OUTPUT, RefbenchError
+from refbench.core.errors import E_OUTPUT
+from refbench.runs.store_schema import (
+    APPLICATION_ID,
+    LIST_COLUMNS,
+    ROW_COLUMNS,
+    SCHEMA_VERSION,
+    TABLES,
+    V1_RUN_COLUMNS,
+    StoreError,
+    default_store_path,
+    find_store,
+    legacy_store_path,
+    schema_statements,
+    store_timeout,
+    translate_error,
+    writable,
+)
 
-SCHEMA_VERSION = 2
-APPLICATION_ID = 0x52664231  # "Rfb1"
-STORE_DIR = ".refbench"
-STORE_NAME = "results.sqlite"
-
-_TABLES = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created TEXT NOT NULL,
-    model TEXT NOT NULL,
-    model_fingerprint TEXT NOT NULL,
-    task TEXT NOT NULL,
-    data TEXT NOT NULL,
-    data_sha256 TEXT,
-    n INTEGER NOT NULL,
-    accuracy REAL,
-    metrics TEXT NOT NULL,
-    out_dir TEXT,
-    split TEXT,
-    system TEXT
-);
-CREATE TABLE IF NOT EXISTS run_tags (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    tag TEXT NOT NULL,
-    PRIMARY KEY (run_id, tag)
-);
-CREATE TABLE IF NOT EXISTS predictions (
-    model_fingerprint TEXT NOT NULL,
-    instance_hash TEXT NOT NULL,
-    output TEXT NOT NULL,
-    PRIMARY KEY (model_fingerprint, instance_hash)
-);
-"""
-_V1_RUN_COLUMNS = {"run_id", "created", "model", "model_fingerprint", "task", "data",
-                   "data_sha256", "n", "accuracy", "metrics", "out_dir"}
-_LIST_COLUMNS = ("run_id", "created", "model", "system", "task", "data", "split", "n",
-                 "accuracy", "out_dir")
-_ROW_COLUMNS = ("run_id", "created", "model", "system", "model_fingerprint", "task", "data",
-                "data_sha256", "split", "n", "accuracy", "metrics", "out_dir")
-
-
-class StoreError(RefbenchError):
-    """The results store cannot be used: damaged, foreign, read-only, locked or missing."""
-
-    def __init__(self, message: str, *, path: str | Path, code: int = E_INPUT,
-                 kind: str = "other") -> None:
-        super().__init__(message, code=code, path=path)
-        self.kind = kind
-
-
-def legacy_store_path() -> Path:
-    """Where refbench 0.1.0 kept one store per user (shared by every checkout)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "refbench" / STORE_NAME
-
-
-def find_store(start: str | Path | None = None) -> Path | None:
-    """The nearest existing ``.refbench/results.sqlite`` in ``start`` or one of its parents."""
-    here = Path(start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / STORE_DIR / STORE_NAME
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def default_store_path() -> Path:
-    """``$REFBENCH_STORE``, else the nearest project store, else ``./.refbench/results.sqlite``."""
-    if os.environ.get("REFBENCH_STORE"):
-        return Path(os.environ["REFBENCH_STORE"])
-    return find_store() or Path(STORE_DIR) / STORE_NAME
-
-
-def _timeout() -> float:
-    try:
-        return float(os.environ.get("REFBENCH_STORE_TIMEOUT", "60"))
-    except ValueError:
-        return 60.0
-
-
-def _translate(exc: sqlite3.Error, path: Path, timeout: float) -> StoreError:
-    """One line a person can act on, for each way SQLite reports a store it cannot use."""
-    msg = str(exc)
-    low = msg.lower()
-    if "locked" in low or "busy" in low:
-        return StoreError(f"the results store is locked by another process (waited "
-                          f"{timeout:g} s; $REFBENCH_STORE_TIMEOUT sets how long)", path=path,
-                          code=E_OUTPUT, kind="locked")
-    if "readonly" in low or "read-only" in low:
-        return StoreError("the results store is read-only here; give a writable one with "
-                          "--store PATH (or REFBENCH_STORE), or use --no-store", path=path,
-                          code=E_OUTPUT, kind="readonly")
-    if "not a database" in low or "malformed" in low or "disk i/o" in low or "corrupt" in low:
-        return StoreError(f"the results store is damaged ({msg}); move it aside and start a new "
-                          "one, or salvage it with: sqlite3 FILE .recover | sqlite3 NEW",
-                          path=path, kind="damaged")
-    if "unable to open" in low:
-        return StoreError(f"cannot open the results store ({msg})", path=path, code=E_OUTPUT,
-                          kind="open")
-    return StoreError(f"results store error ({msg})", path=path, kind="other")
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoreError", "default_store_path",
+           "find_store", "legacy_store_path"]
 
 
 class Store:
@@ -145,14 +65,14 @@ class Store:
                  readonly: bool = False) -> None:
         self.explicit = path is not None or bool(os.environ.get("REFBENCH_STORE"))
         self.path = Path(path) if path is not None else default_store_path()
-        self.timeout = _timeout()
+        self.timeout = store_timeout()
         self.readonly = readonly
         self.notes: list[str] = []
         self.version = SCHEMA_VERSION
         existed = self.path.is_file()
         if not existed and (readonly or not create):
             raise StoreError(self._missing_message(), path=self.path, kind="missing")
-        if not readonly and existed and not _writable(self.path):
+        if not readonly and existed and not writable(self.path):
             raise StoreError("the results store is read-only here; give a writable one with "
                              "--store PATH (or REFBENCH_STORE), or use --no-store",
                              path=self.path, code=E_OUTPUT, kind="readonly")
@@ -166,7 +86,7 @@ class Store:
             raise StoreError(f"cannot create the results store ({exc.strerror})",
                              path=self.path, code=E_OUTPUT, kind="open") from None
         except sqlite3.Error as exc:
-            raise _translate(exc, self.path, self.timeout) from None
+            raise translate_error(exc, self.path, self.timeout) from None
         with self._guard():
             self.db.execute("PRAGMA foreign_keys = ON")
             self._open_schema(new=not existed)
@@ -195,7 +115,7 @@ class Store:
             if self.readonly:
                 raise StoreError("an empty file, not a results store", path=self.path)
             with self._write():
-                for statement in _statements(_TABLES):
+                for statement in schema_statements(TABLES):
                     self.db.execute(statement)
                 self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -207,7 +127,7 @@ class Store:
                                  path=self.path)
             self.version = version
         elif app_id == 0 and {"runs", "predictions"} <= tables \
-                and self._columns("runs") >= _V1_RUN_COLUMNS:
+                and self._columns("runs") >= V1_RUN_COLUMNS:
             self.version = 1
         else:
             shown = ", ".join(sorted(tables)[:6]) or "none"
@@ -225,7 +145,7 @@ class Store:
             for col in ("split", "system"):
                 if col not in have:
                     self.db.execute(f"ALTER TABLE runs ADD COLUMN {col} TEXT")
-            for statement in _statements(_TABLES):
+            for statement in schema_statements(TABLES):
                 self.db.execute(statement)
             self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -236,7 +156,7 @@ class Store:
         try:
             yield
         except sqlite3.Error as exc:
-            raise _translate(exc, self.path, self.timeout) from None
+            raise translate_error(exc, self.path, self.timeout) from None
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
@@ -286,15 +206,25 @@ class Store:
     def add_run(self, *, created: str, model: str, fingerprint: str, task: str, data: str,
                 data_sha256: str | None, n: int, metrics: dict[str, Any],
                 out_dir: str | None, split: str | None = None,
-                system: str | None = None) -> int:
+                system: str | None = None, replace: bool = True) -> int:
+        """Record a run; returns its id. A run written to an output folder that an earlier
+        run recorded replaces that record (the folder now holds the new run's files), keeping
+        its id and tags, unless ``replace`` is False."""
+        values = (created, model, fingerprint, task, data, data_sha256, n,
+                  metrics.get("accuracy"), json.dumps(metrics, ensure_ascii=False, default=str),
+                  out_dir, split, system)
+        columns = ("created, model, model_fingerprint, task, data, data_sha256, n, accuracy, "
+                   "metrics, out_dir, split, system")
         with self._write():
-            cur = self.db.execute(
-                "INSERT INTO runs (created, model, model_fingerprint, task, data, data_sha256, "
-                "n, accuracy, metrics, out_dir, split, system) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (created, model, fingerprint, task, data, data_sha256, n,
-                 metrics.get("accuracy"), json.dumps(metrics, ensure_ascii=False, default=str),
-                 out_dir, split, system))
+            old = self.db.execute("SELECT run_id FROM runs WHERE out_dir = ? ORDER BY run_id "
+                                  "DESC", (out_dir,)).fetchone() \
+                if replace and out_dir is not None else None
+            if old is not None:
+                sets = ", ".join(f"{c.strip()} = ?" for c in columns.split(","))
+                self.db.execute(f"UPDATE runs SET {sets} WHERE run_id = ?", (*values, old[0]))
+                return int(old[0])
+            cur = self.db.execute(f"INSERT INTO runs ({columns}) VALUES "
+                                  f"({', '.join('?' * len(values))})", values)
         return int(cur.lastrowid or 0)
 
     def _select(self, columns: Sequence[str]) -> str:
@@ -329,13 +259,13 @@ class Store:
             where.append(f"run_id IN ({','.join('?' * len(ids))})")
             args.extend(int(i) for i in ids)
         with self._guard():
-            sql = f"SELECT {self._select(_LIST_COLUMNS)} FROM runs"
+            sql = f"SELECT {self._select(LIST_COLUMNS)} FROM runs"
             if where:
                 sql += " WHERE " + " AND ".join(where)
             sql += " ORDER BY run_id DESC"
             if limit is not None:
                 sql += f" LIMIT {int(limit)}"
-            rows = [dict(zip(_LIST_COLUMNS, r, strict=True))
+            rows = [dict(zip(LIST_COLUMNS, r, strict=True))
                     for r in self.db.execute(sql, args)]
             tags = self._tags([r["run_id"] for r in rows])
         for r in rows:
@@ -344,12 +274,12 @@ class Store:
 
     def get(self, run_id: int) -> dict[str, Any]:
         with self._guard():
-            row = self.db.execute(f"SELECT {self._select(_ROW_COLUMNS)} FROM runs "
+            row = self.db.execute(f"SELECT {self._select(ROW_COLUMNS)} FROM runs "
                                   "WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no run {run_id} in the results store", path=self.path,
                                  kind="no-run")
-            out = dict(zip(_ROW_COLUMNS, row, strict=True))
+            out = dict(zip(ROW_COLUMNS, row, strict=True))
             out["tags"] = self._tags([run_id]).get(run_id, [])
         try:
             out["metrics"] = json.loads(out["metrics"])
@@ -394,7 +324,8 @@ class Store:
                 created=full["created"], model=full["model"],
                 fingerprint=full["model_fingerprint"], task=full["task"], data=full["data"],
                 data_sha256=full["data_sha256"], n=full["n"], metrics=full["metrics"],
-                out_dir=full["out_dir"], split=full["split"], system=full["system"])
+                out_dir=full["out_dir"], split=full["split"], system=full["system"],
+                replace=False)
             if full["tags"]:
                 self.tag(new_id, full["tags"])
             copied += 1
@@ -406,14 +337,3 @@ class Store:
             self.db.executemany("INSERT OR IGNORE INTO predictions VALUES (?, ?, ?)", preds)
             added = self.db.total_changes - before
         return copied, added
-
-
-def _statements(script: str) -> list[str]:
-    """The statements of a schema script, to run inside one transaction (``executescript``
-    would commit whatever transaction is open)."""
-    return [s.strip() for s in script.split(";") if s.strip()]
-
-
-def _writable(path: Path) -> bool:
-    """SQLite needs the file and its folder (for the journal) to be writable."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
