@@ -295,7 +295,7 @@ def test_concurrent_runs_on_one_store(tmp_path: Path) -> None:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
              for i, (m, d) in enumerate(jobs)]
     results = [p.communicate(timeout=300) for p in procs]
-    for p, (out, err) in zip(procs, results, strict=True):
+    for p, (_, err) in zip(procs, results, strict=True):
         assert p.returncode == 0, err
     ids = sorted(json.loads(out)["run_id"] for out, _ in results)
     assert ids == [1, 2, 3, 4, 5]

@@ -112,20 +112,33 @@ def _run_job(job: tuple[str, int, str]) -> dict[str, Any]:
     return write_job(res, pools, cfg, Path(_STATE["root"]), job)
 
 
-def write_job(res: Resources, pools: Pools, cfg: SuiteConfig, root: Path,
-              job: tuple[str, int, str]) -> dict[str, Any]:
+def job_files(cfg: SuiteConfig, job: tuple[str, int, str]) -> list[tuple[str, str, str]]:
+    """(relative path, view, format) of every file a job writes: native JSONL, then each view
+    in each official format (GAP TSV only for 2 entities and views with the pronoun)."""
     variant, n, split = job
-    sub = root / variant / f"subtask_{n}_ents"
-    writers: list[tuple[LineWriter, Callable[[KitmusInstance, str], str], str]] = []
-    native = LineWriter(sub / f"{split}.jsonl") if "jsonl" in cfg.formats else None
+    sub = f"{variant}/subtask_{n}_ents"
+    out = [(f"{sub}/{split}.jsonl", "", "jsonl")] if "jsonl" in cfg.formats else []
     for view in VIEWS:
         for fmt in cfg.formats:
             if fmt == "jsonl" or (fmt == "tsv" and (n != 2 or view == "knowledge-text-only")):
                 continue
-            w = LineWriter(sub / view / f"{split}.{FORMAT_EXT[fmt]}")
-            if fmt == "tsv":
-                w.write(GAP_HEADER)
-            writers.append((w, _WRITERS[fmt], view))
+            out.append((f"{sub}/{view}/{split}.{FORMAT_EXT[fmt]}", view, fmt))
+    return out
+
+
+def write_job(res: Resources, pools: Pools, cfg: SuiteConfig, root: Path,
+              job: tuple[str, int, str]) -> dict[str, Any]:
+    variant, n, split = job
+    writers: list[tuple[LineWriter, Callable[[KitmusInstance, str], str], str]] = []
+    native = None
+    for rel, view, fmt in job_files(cfg, job):
+        if fmt == "jsonl":
+            native = LineWriter(root / rel)
+            continue
+        w = LineWriter(root / rel)
+        if fmt == "tsv":
+            w.write(GAP_HEADER)
+        writers.append((w, _WRITERS[fmt], view))
     stats: dict[str, Any] = {
         "variant": variant, "n_entities": n, "split": split, "instances": 0,
         "pronouns": Counter(), "answer_meet_position": Counter(),

@@ -93,8 +93,12 @@ def split_leaks(res: Resources, shared: list[str], job_pools: list[tuple[str, di
     return leaks
 
 
-def stale_reason(out: Path, expected: dict[str, Any]) -> str | None:
-    """Why the suite in ``out`` is not the one ``expected`` describes (None: it is)."""
+def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
+    """Why the suite in ``out`` is not the one ``cfg`` (a SuiteConfig) and ``res`` would
+    generate now (None: it is, and every file it should hold is there)."""
+    from refbench.tasks.kitmus.suite import expected_identity, job_files
+
+    expected = expected_identity(res, cfg)
     stats_file = out / "stats.json"
     if not stats_file.is_file():
         return "no stats.json (not a generated suite)"
@@ -114,11 +118,8 @@ def stale_reason(out: Path, expected: dict[str, Any]) -> str | None:
             b = b.get(k) if isinstance(b, dict) else None
         if a != b:
             return f"its {label} differs"
-    cfg = expected["config"]
-    for variant in cfg["variants"]:
-        for n in cfg["entities"]:
-            for split in cfg["splits"]:
-                sub = out / variant / f"subtask_{n}_ents"
-                if not sub.is_dir() or not any(sub.rglob(f"{split}.*")):
-                    return f"{sub.relative_to(out)} lacks its {split} files"
+    for job in cfg.jobs():
+        for rel, _, _ in job_files(cfg, job):
+            if not (out / rel).is_file():
+                return f"{rel} is missing"
     return None
