@@ -275,3 +275,18 @@ def test_suite_folder_given_as_a_file_run(tmp_path: Path) -> None:
     r = run_cli("evaluate", "--task", "kitmus", "--gold", str(gold), "--pred",
                 str(tmp_path / "s"))
     assert r.returncode == 2 and "this is a suite run folder" in r.stderr
+
+
+def test_unreachable_dask_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    text = tmp_path / "t.txt"
+    text.write_text("Ann met Bo at the fair, but she left early.\n")
+    r = run_cli("knowref", "mine", str(text), "--out", str(tmp_path / "c.jsonl"), "--engine",
+                "dask", "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"cannot reach the dask scheduler at tcp://127.0.0.1:{port}" in r.stderr
+    assert not (tmp_path / "c.jsonl").exists()
