@@ -9,21 +9,16 @@ import shlex
 from pathlib import Path
 
 import pytest
-from scripts.regen_golden import without_provenance
 
 from refbench.core.errors import OutputError
 from refbench.tasks.kitmus.resources import BUILTIN_DIR, load_resources
 from refbench.tasks.kitmus.suite import generate_suite, make_config
 from refbench.tasks.kitmus.suite_provenance import split_leaks
 from tests.conftest import OFFICIAL, needs_shared, run_cli
+from tests.kitmus.test_generate import files_of
 
 TINY = ["--variants", "background-both", "--entities", "2", "--sizes", "train=2,validation=1,"
         "test=2", "--seed", "5", "--quiet"]
-
-
-def files_of(root: Path) -> dict[str, bytes]:
-    return {name: without_provenance(name, p.read_bytes()) for p in sorted(root.rglob("*"))
-            if p.is_file() and (name := str(p.relative_to(root)))}
 
 
 @pytest.fixture(scope="module")
