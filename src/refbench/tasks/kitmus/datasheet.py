@@ -225,8 +225,9 @@ def _contents(stats: dict[str, Any]) -> list[str]:
         "",
         "## Split overlap (shared items; 0 everywhere means disjoint)",
         f"Disjoint: {'yes' if stats['split_overlap_ok'] else 'NO'}"
-        + ("" if stats["split_overlap_ok"] or stats.get("split_leaks") else
-           " (only in the pools too small to split, listed under Resources)"),
+        + (" (except the pools too small to split, listed under Resources)"
+           if stats["split_overlap_ok"] and stats["resources"]["shared_between_splits"]
+           else ""),
         "",
         _table(overlap_rows, overlap_header) if overlap_rows else "(only one split generated)",
         "",

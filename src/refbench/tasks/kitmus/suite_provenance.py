@@ -4,8 +4,6 @@
   fingerprint of the generator's code (machine-dependent, so kept apart in ``stats.json``'s
   ``provenance`` block and the datasheet's Provenance section);
 - licence of the resources the suite was drawn from;
-- split leaks: items shared between splits that are not in a pool too small to split (the
-  generator refuses to write such a suite);
 - freshness: a suite folder whose ``stats.json`` matches this configuration, resources and
   generator code need not be generated again (``refbench kitmus generate --skip-if-current``).
 """
@@ -60,37 +58,6 @@ def provenance_block(res: Resources) -> dict[str, Any]:
     return {"git_commit": git_hash(), "git_dirty": git_dirty(),
             "resources_path": str(Path(res.source).resolve()),
             "generator_fingerprint": generator_fingerprint()}
-
-
-def split_leaks(res: Resources, shared: list[str], job_pools: list[tuple[str, dict[str, Any]]]
-                ) -> dict[str, dict[str, int]]:
-    """Items used by two splits that belong to no pool declared too small to split."""
-    loc_kind = {" ".join(w for w, _ in loc.tokens): loc.kind for loc in res.locations}
-    tpl_kind = {t.template_id: kind for kind, ts in res.templates.items() for t in ts}
-
-    def pool_of(category: str, item: str) -> str:
-        if category == "locations":
-            return f"locations:{loc_kind.get(item, '?')}"
-        if category == "templates":
-            return f"templates:{tpl_kind.get(item, '?')}"
-        if category == "noise":
-            return f"noise:{item.split(':')[0]}"
-        return category
-
-    by_split: dict[str, dict[str, set[str]]] = {}
-    for split, pools in job_pools:
-        for category, items in pools.items():
-            by_split.setdefault(split, {}).setdefault(category, set()).update(items)
-    leaks: dict[str, dict[str, int]] = {}
-    splits = sorted(by_split)
-    for i, a in enumerate(splits):
-        for b in splits[i + 1:]:
-            for category in by_split[a]:
-                common = by_split[a][category] & by_split[b].get(category, set())
-                bad = [x for x in common if pool_of(category, str(x)) not in shared]
-                if bad:
-                    leaks.setdefault(f"{a}/{b}", {})[category] = len(bad)
-    return leaks
 
 
 def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
