@@ -48,10 +48,12 @@ EXAMPLE = (
               help="AltEntities: the text cut the predictions were made with.")
 @click.option("--plot", type=PATH, default=None,
               help="TNE: draw the preposition confusion heat-map (PNG).")
+@click.option("--ci", is_flag=True, help="Suite mode: show 95%% intervals in the table.")
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, systems: tuple[str, ...], split: str,
              bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
-             input_type: str | None, max_words: int | None, plot: Path | None) -> None:
+             input_type: str | None, max_words: int | None, plot: Path | None,
+             ci: bool) -> None:
     """Score predictions of any registered task. Takes what refbench run writes (a run folder,
     its predictions.jsonl, a whole suite run folder) and each task's own formats: KITMUS
     clusters, GAP TSV or answers; GAP system TSV; KnowRef answers or clusters; WinoGrande
@@ -91,7 +93,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     if as_json:
         print_json(result)
     else:
-        click.echo(result_text(result))
+        click.echo(result_text(result, ci=ci))
 
 
 def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[Path]) -> None:

@@ -127,13 +127,13 @@ def suite_text(r: dict[str, Any], *, metric: str = "pronoun_accuracy", ci: bool 
                                        ci=ci)], "md")
 
 
-def result_text(r: dict[str, Any]) -> str:
+def result_text(r: dict[str, Any], *, ci: bool = False) -> str:
     """The text ``refbench evaluate`` prints for any task's result."""
     from refbench.tasks.gap.score import scorecard
 
     task = r.get("task")
     if task == "kitmus":
-        return suite_text(r) if r.get("mode") == "suite" else kitmus_text(r)
+        return suite_text(r, ci=ci) if r.get("mode") == "suite" else kitmus_text(r)
     if task == "tne":
         return tne_text(r)
     if task == "knowref":
