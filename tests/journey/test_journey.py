@@ -158,9 +158,16 @@ def test_kitmus_suite_journey(tmp_path: Path) -> None:
 
     tidy = list(csv.DictReader(io.StringIO(ok("report", str(result), "--format", "csv"))))
     systems = [r for r in tidy if r["kind"] == "system"]
-    assert len(systems) == 2 * 2 * 2  # systems x variants x entities, one metric
-    assert {r["metric"] for r in tidy} == {"pronoun_accuracy"}
-    assert all(r["ci_low"] and r["n"] == "2" for r in systems)
+    assert len(systems) == 2 * 2 * 2 * 5  # systems x variants x entities x metrics
+    assert {r["metric"] for r in tidy} == {"pronoun_accuracy", "antecedent_f1",
+                                           "antecedent_precision", "antecedent_recall",
+                                           "task_specific_accuracy"}
+    assert all(r["n"] == "2" and r["split"] == "test" for r in systems)
+    assert all(r["ci_low"] for r in systems if r["metric"] in ("pronoun_accuracy",
+                                                              "antecedent_f1"))
+    one = list(csv.DictReader(io.StringIO(ok("report", str(result), "--format", "csv",
+                                             "--metric", "antecedent_f1"))))
+    assert {r["metric"] for r in one} == {"antecedent_f1"}
     assert {r["system"] for r in tidy if r["kind"] == "baseline"} == {"chance (random baseline)"}
 
     page = ok("report", str(result), "--format", "html")

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from refbench.core.errors import RefbenchError
 from refbench.report.render import Table, render_tables
-from refbench.report.tables import generic_tables, kitmus_cells, kitmus_table
+from refbench.report.tables import KITMUS_METRICS, generic_tables, kitmus_cells, kitmus_table
 
 
 def _split(results: Sequence[dict[str, Any]]) -> str | None:
@@ -25,7 +26,20 @@ def tables_for(results: Sequence[dict[str, Any]], *, metric: str | None = None,
     if kitmus:
         km_metric = metric or "pronoun_accuracy"
         cells, chance = kitmus_cells(kitmus, km_metric)
-        tables.append(kitmus_table(cells, chance, metric=km_metric, split=_split(kitmus), ci=ci))
+        table = kitmus_table(cells, chance, metric=km_metric, split=_split(kitmus), ci=ci)
+        if metric is None:  # the tidy records carry every metric the results have
+            extra = []
+            for other in KITMUS_METRICS[1:]:
+                try:
+                    more, _ = kitmus_cells(kitmus, other)
+                except RefbenchError:  # not in every result (e.g. no decisions)
+                    continue
+                extra += [t for t in kitmus_table(more, chance, metric=other,
+                                                  split=_split(kitmus)).tidy
+                          if t["kind"] == "system"]
+            first = [t for t in table.tidy if t["kind"] == "system"]
+            table.tidy = first + extra + [t for t in table.tidy if t["kind"] != "system"]
+        tables.append(table)
     if others:
         tables += generic_tables(others, metric=metric, ci=ci)
     return tables
