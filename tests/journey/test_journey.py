@@ -243,6 +243,11 @@ def test_other_tasks_report_from_store_names_model_data_and_split(tmp_path: Path
                            ("random", "altentities")):
         ok("run", "--model", model, "--data", str(DATA[dataset]), "--out",
            str(tmp_path / f"{model}-{dataset}"), "--store", store, "--quiet")
+    ok("run", "--model", "first", "--data", str(DATA["kitmus-native"]), "--limit", "1", "--out",
+       str(tmp_path / "partial"), "--store", store, "--quiet")
+    partial = run_cli("report", "--from-store", "--store", store)
+    assert partial.returncode == 0 and "left out run 5 (only the first 1 instances" in \
+        partial.stderr
     md = ok("report", "--from-store", "--store", store, "--ci")
     assert "**GAP results**" in md and "**Winograd-style results**" in md
     assert "| System | Data | Split | n | Accuracy | F1 |" in md

@@ -51,8 +51,12 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         from refbench.report.results import store_results
         from refbench.runs.store import Store
 
+        skipped: list[str] = []
         with Store(store, create=False) as st:
-            data = store_results(st, ids=parse_ints(run_ids, "--runs"), tag=tag)
+            data = store_results(st, ids=parse_ints(run_ids, "--runs"), tag=tag,
+                                 skipped=skipped)
+        for note in skipped:
+            click.echo(f"note: left out {note}", err=True)
         if not data:
             raise UsageError("no runs in the results store match" if (run_ids or tag)
                              else "the results store has no runs yet")

@@ -53,8 +53,10 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
 
 
 def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | None = None,
-                  task: str | None = None) -> list[dict[str, Any]]:
-    """Runs from a :class:`refbench.runs.store.Store`, oldest first, as result dicts."""
+                  task: str | None = None, skipped: list[str] | None = None
+                  ) -> list[dict[str, Any]]:
+    """Runs from a :class:`refbench.runs.store.Store`, oldest first, as result dicts. Runs on
+    part of a data set (``--limit``) are left out of tables and listed in ``skipped``."""
     rows = list(reversed(store.runs(limit=None, ids=ids, tag=tag, task=task)))
     if ids is not None:
         found = {r["run_id"] for r in rows}
@@ -73,5 +75,10 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
         if full.get("split"):
             metrics.setdefault("split", full["split"])
         metrics["run_id"] = row["run_id"]
+        if metrics.get("limit") is not None:
+            if skipped is not None:
+                skipped.append(f"run {row['run_id']} (only the first {metrics['limit']} "
+                               "instances: --limit)")
+            continue
         out.append(_complete(metrics, f"run {row['run_id']}"))
     return out
