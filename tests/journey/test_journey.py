@@ -50,6 +50,12 @@ def same_figures(task: str, run: dict[str, Any], ev: dict[str, Any]) -> None:
             assert ev["ci95"][key] == interval, key
 
 
+def test_every_registered_task_has_a_journey() -> None:
+    from refbench.core.registry import TASKS
+
+    assert {t for t, _ in CASES} | {"tne"} == set(TASKS.names())  # TNE: test_tne_journey
+
+
 @pytest.mark.parametrize(("task", "dataset"), CASES)
 def test_run_then_evaluate_gives_the_same_figures(task: str, dataset: str,
                                                   tmp_path: Path) -> None:
