@@ -23,7 +23,7 @@ from refbench.core.errors import UsageError
 
 FORMATS = ("md", "latex", "html", "csv")
 TIDY_COLUMNS = ("task", "system", "kind", "data", "split", "variant", "n_entities", "metric",
-                "value", "std", "n_runs", "n", "ci_low", "ci_high")
+                "value", "std", "n_runs", "n", "ci_low", "ci_high", "model")
 
 
 @dataclass

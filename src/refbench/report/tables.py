@@ -180,7 +180,7 @@ def generic_tables(results: Sequence[dict[str, Any]], *, metric: str | None = No
     tasks = list(dict.fromkeys(str(r.get("task")) for r in results))
     tables = [generic_table([r for r in results if str(r.get("task")) == t], metric=metric,
                             ci=ci, strict=False) for t in tasks]
-    tables = [t for t in tables if t.header[4:]]
+    tables = [t for t in tables if t.header[t.header.index("n") + 1:]]
     if metric and not tables:
         raise UsageError(f"no result has the metric {metric!r}")
     return tables
@@ -197,11 +197,15 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
         raise UsageError(f"no result has the metric {metric!r}")
     tasks = list(dict.fromkeys(str(r.get("task")) for r in results))
     rows, tidy = [], []
+    # the model spec gets a column of its own where a system was given another name
+    show_model = any(r.get("model") and r.get("system") and r["model"] != r["system"]
+                     for r in results)
     for r in results:
         system = str(r.get("system") or r.get("model") or Path(str(r.get("_path", "?"))).stem)
         data = r.get("data") or r.get("gold")
         n = r.get("n", r.get("n_documents"))
-        row = [system, data_label(data), str(r.get("split") or "-"), str(n or "-")]
+        row = [system, *([str(r.get("model") or "-")] if show_model else []), data_label(data),
+               str(r.get("split") or "-"), str(n or "-")]
         for k in keys:
             v = r.get(k)
             interval = _ci(r.get("ci95"), k)
@@ -210,7 +214,8 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
                 text += f" [{interval[0]:.3f}, {interval[1]:.3f}]"
             row.append(text)
             if isinstance(v, int | float):
-                tidy.append({"task": r.get("task"), "system": system, "kind": "system",
+                tidy.append({"task": r.get("task"), "system": system, "model": r.get("model"),
+                             "kind": "system",
                              "data": data, "split": r.get("split"), "metric": k,
                              "value": float(v), "n": n,
                              "ci_low": interval[0] if interval else None,
@@ -223,7 +228,8 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
     if ci:
         notes.append("[low, high]: 95% bootstrap interval over instances.")
     name = " / ".join(TASK_TITLES.get(t, t) for t in tasks)
-    return Table(title=f"{name} results", header=["System", "Data", "Split", "n",
+    return Table(title=f"{name} results", header=["System", *(["Model"] if show_model else []),
+                                                  "Data", "Split", "n",
                                                   *(metric_label(k) for k in keys)],
                  rows=rows, notes=notes, tidy=tidy,
                  label=f"tab:{'-'.join(tasks)}-results")
