@@ -183,7 +183,7 @@ _CSS = ("body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
         "th,td{padding:.25em .7em;text-align:right;white-space:nowrap}"
         "th[colspan]{text-align:center;border-bottom:1px solid #222}"
         "td small{color:#555}"
-        "th:first-child,td:first-child{text-align:left}"
+        "th:first-child,td:first-child,.text{text-align:left}"
         "thead tr:last-child th{border-bottom:1px solid #222}"
         "thead tr:first-child th{border-top:2px solid #222}"
         "tbody tr:last-child td{border-bottom:2px solid #222}"
@@ -205,13 +205,14 @@ def _html(t: Table) -> str:
         parts.append("<tr>" + "".join(
             f'<th colspan="{span}" scope="colgroup">{esc(label)}</th>' if span > 1
             else f"<th>{esc(label)}</th>" for label, span in t.groups) + "</tr>")
-    parts.append("<tr>" + "".join(f'<th scope="col">{esc(h)}</th>' for h in t.header)
-                 + "</tr>")
+    left = [' class="text"' if not numeric else "" for numeric in _numeric_columns(t)]
+    parts.append("<tr>" + "".join(f'<th scope="col"{a}>{esc(h)}</th>'
+                                  for h, a in zip(t.header, left, strict=True)) + "</tr>")
     parts.append("</thead><tbody>")
     for i, row in enumerate(t.rows):
         cls = ' class="rule"' if i in t.rule_before else ""
-        parts.append(f"<tr{cls}>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row)
-                     + "</tr>")
+        parts.append(f"<tr{cls}>" + "".join(f"<td{a}>{_html_cell(c)}</td>"
+                                            for c, a in zip(row, left, strict=True)) + "</tr>")
     parts.append("</tbody></table>")
     if t.notes:
         parts.append(f'<p class="notes">{esc(" ".join(t.notes))}</p>')

@@ -225,7 +225,7 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
                                         if "bias" in keys else ".")]
     if "tne" in tasks:
         notes.append("TNE n: documents.")
-    if ci:
+    if ci and any("[" in cell for row in rows for cell in row):
         notes.append("[low, high]: 95% bootstrap interval over instances.")
     name = " / ".join(TASK_TITLES.get(t, t) for t in tasks)
     return Table(title=f"{name} results", header=["System", *(["Model"] if show_model else []),
