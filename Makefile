@@ -21,9 +21,13 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# A suite that is already there and current (same configuration, resources and generator
+# code) is not generated again; results go to runs/ and the project's .refbench/results.sqlite.
 run: setup
-	$(BIN)/refbench kitmus generate --out kitmus-suite --overwrite
+	$(BIN)/refbench kitmus generate --out kitmus-suite --overwrite --skip-if-current
 	$(BIN)/refbench run --model knowledge-match --data kitmus-suite --out runs/knowledge-match
+	@echo "Results: runs/knowledge-match (one folder per subtask), runs/knowledge-match/suite-results.json;"
+	@echo "tables: $(BIN)/refbench report runs/knowledge-match --format latex --ci; runs: $(BIN)/refbench results ls"
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts

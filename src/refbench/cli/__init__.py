@@ -17,6 +17,7 @@ from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import kitmus as kitmus_cli
 from refbench.cli import knowref as knowref_cli
 from refbench.cli import report as report_cli
+from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
 from refbench.cli import study as study_cli
 from refbench.cli import tne as tne_cli
@@ -38,7 +39,7 @@ app.add_command(convert_cli.convert_cmd)
 app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)
-app.add_command(run_cli.results)
+app.add_command(results_cli.results)
 app.add_command(altentities_cli.altentities)
 app.add_command(knowref_cli.knowref)
 app.add_command(tne_cli.tne)

@@ -36,13 +36,17 @@ def kitmus() -> None:
               help="Random seed: same seed, same bytes.")
 @click.option("--workers", type=int, default=0, help="Processes (0: one per CPU core).")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
+@click.option("--skip-if-current", is_flag=True,
+              help="Do nothing when --out already holds this suite (same configuration, seed, "
+                   "resources, refbench version and generator code).")
 @click.option("--json", "as_json", is_flag=True, help="Print stats.json instead of a summary.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-probe", is_flag=True,
               help="Leave the MiniLM similarity probe out of DATASHEET.md (it loads MiniLM).")
 def generate(out: Path, resources: Path | None, variants: str | None, entities: str | None,
              splits: str | None, formats: str | None, sizes: str | None, seed: int,
-             workers: int, overwrite: bool, as_json: bool, quiet: bool, no_probe: bool) -> None:
+             workers: int, overwrite: bool, skip_if_current: bool, as_json: bool,
+             quiet: bool, no_probe: bool) -> None:
     """Generate the KITMUS suite: 8 variants x 2/3/4 entities x train/validation/test.
 
     Writes every official view and format plus refbench's native JSONL, DATASHEET.md and
@@ -58,6 +62,18 @@ def generate(out: Path, resources: Path | None, variants: str | None, entities: 
         seed=seed,
     )
     res = load_resources(resources)
+    if skip_if_current and out.is_dir():
+        from refbench.tasks.kitmus.suite_provenance import stale_reason
+
+        reason = stale_reason(out, res, cfg)
+        if reason is None:
+            if as_json:
+                click.echo((out / "stats.json").read_text(encoding="utf-8").strip())
+                return
+            click.echo(f"{out} is up to date (same configuration, resources and generator); "
+                       "not regenerated")
+            return
+        click.echo(f"{out} is out of date ({reason}); regenerating", err=True)
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
     start = time.perf_counter()
     stats = generate_suite(res, out, cfg, workers=n_workers, overwrite=overwrite,
