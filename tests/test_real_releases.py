@@ -162,8 +162,10 @@ def _pronoun_spelled_sample(tmp_path: Path, *, per_file: int) -> tuple[Path, int
 def test_every_model_runs_on_pronoun_spelled_instances(model: str, tmp_path: Path) -> None:
     chosen, written = _pronoun_spelled_sample(tmp_path, per_file=3 if model ==
                                               "knowledge-match" else 1)
-    m = run_model(model, chosen, tmp_path / "run", progress=False)
-    assert m["n"] == written
+    # SmolLM2 scores about one instance a second here: 10 instances say what is needed.
+    limit = 10 if model == "llm-loglik" else None
+    m = run_model(model, chosen, tmp_path / "run", progress=False, limit=limit)
+    assert m["n"] == (limit or written)
     if model == "knowledge-match":
         assert m["accuracy"] >= 0.8
 
