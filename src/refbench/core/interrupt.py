@@ -1,0 +1,25 @@
+"""What an interrupted command keeps: said when Ctrl-C stops it.
+
+Outputs are written atomically and as a group (:mod:`refbench.core.outputs`), so by default an
+interrupted command has written nothing. Work that is deliberately kept across an interruption
+(predictions cached in the results store, training checkpoints) is announced here as it
+happens, and the command line prints the latest note when the user presses Ctrl-C.
+"""
+
+from __future__ import annotations
+
+NOTHING_KEPT = "nothing was written (outputs appear only when complete)"
+_notes: list[str] = []
+
+
+def note_kept(text: str) -> None:
+    """Say what an interruption from now on would leave behind (replaces the last note)."""
+    _notes[:] = [text]
+
+
+def kept() -> str:
+    return _notes[-1] if _notes else NOTHING_KEPT
+
+
+def reset() -> None:
+    _notes.clear()
