@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import CONTEXT, COUNT, OUT_FILE, PATH, print_json, transactional
 from refbench.core.errors import UsageError
 
 EXAMPLE = (
@@ -26,30 +26,38 @@ EXAMPLE = (
                    "per system.")
 @click.argument("more", nargs=-1, type=PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--out", type=PATH, default=None, help="Write the result JSON with provenance.")
+@click.option("--out", type=OUT_FILE, default=None,
+              help="Write the result JSON with provenance.")
 @click.option("--system", default=None, help="System name in tables.")
 @click.option("--split", default="test", show_default=True, help="Split scored in suite mode.")
-@click.option("--bootstrap", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", type=COUNT, default=1000, show_default=True,
               help="Bootstrap resamples (0: none).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--switched-pred", type=PATH, default=None,
               help="KnowRef: predictions on the switched copy (consistency).")
 @click.option("--switched-gold", type=PATH, default=None,
               help="KnowRef: the switched gold (default: switched on the fly).")
-@click.option("--plot", type=PATH, default=None,
+@click.option("--plot", type=OUT_FILE, default=None,
               help="TNE: draw the preposition confusion heat-map (PNG).")
+@click.option("--skip-invalid", is_flag=True,
+              help="Skip malformed gold instances (reported as a count and ids) instead of "
+                   "stopping.")
+@transactional
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, system: str | None, split: str, bootstrap: int,
              seed: int, switched_pred: Path | None, switched_gold: Path | None,
-             plot: Path | None) -> None:
+             plot: Path | None, skip_invalid: bool) -> None:
     """Score predictions: KITMUS antecedent P/R/F1, pronoun accuracy, KnowRef decisions, slices by
     pronoun and answer position, seeded bootstrap 95% intervals and the random baseline; or the
-    GAP scorer's metrics. Missing predictions count as wrong and are reported.
+    GAP scorer's metrics. Missing predictions count as wrong and are reported. A malformed gold
+    instance stops with an error naming it, unless --skip-invalid.
     """
+    from refbench.core.invalid import InvalidInstances
     from refbench.core.registry import TASKS
 
     task = TASKS.canonical(task)
     preds = [*pred, *more]
+    invalid = InvalidInstances() if skip_invalid else None
     result: dict[str, Any]
     if task == "tne":
         from refbench.tasks.tne.metrics import evaluate_tne, plot_confusion
@@ -58,7 +66,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
 
         if len(preds) != 1:
             raise UsageError("--task tne scores one prediction file at a time")
-        docs = list(read_tne(gold))
+        docs = list(read_tne(gold, on_invalid=invalid))
         result = evaluate_tne(docs, read_predictions(preds[0], {d.id: d for d in docs}))
         result.update({"gold": str(gold), "pred": str(preds[0])})
         if plot is not None:
@@ -69,26 +77,32 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
 
         if len(preds) != 1:
             raise UsageError("--task knowref scores one prediction file (plus --switched-pred)")
-        result = evaluate_knowref(gold, preds[0], switched_pred, switched_gold)
+        result = evaluate_knowref(gold, preds[0], switched_pred, switched_gold,
+                                  on_invalid=invalid)
         text = _knowref_text(result)
     elif task == "gap":
         from refbench.tasks.gap.score import score_gap, scorecard
 
         if len(preds) != 1:
             raise UsageError("--task gap scores one system file at a time")
-        result = score_gap(gold, preds[0])
+        result = score_gap(gold, preds[0], on_invalid=invalid)
         text = scorecard(result)
     elif gold.is_dir():
         from refbench.tasks.kitmus.suite_eval import evaluate_suite
 
         result = evaluate_suite(gold, [str(p) for p in preds], split=split,
-                                bootstrap=min(bootstrap, 200), seed=seed)
+                                bootstrap=min(bootstrap, 200), seed=seed, on_invalid=invalid)
         text = _suite_text(result)
     else:
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
-        result = evaluate_files(gold, preds, bootstrap=bootstrap, seed=seed, system=system)
+        result = evaluate_files(gold, preds, bootstrap=bootstrap, seed=seed, system=system,
+                                on_invalid=invalid)
         text = _kitmus_text(result)
+    if invalid is not None:
+        result.update(invalid.report())
+        if invalid:
+            result.setdefault("warnings", []).append(invalid.summary())
     if out is not None:
         _write_result(result, out, gold=gold, preds=preds)
     for w in result.get("warnings", []):
@@ -100,15 +114,13 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
 
 
 def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[Path]) -> None:
-    import json
-
-    from refbench.core.io import write_text_atomic
+    from refbench.core.io import json_text, write_text_atomic
     from refbench.core.provenance import provenance
 
     inputs = {"gold": [str(gold)] if gold.is_file() else [],
               "pred": [str(p) for p in preds if p.is_file()]}
     result["provenance"] = provenance(inputs)
-    write_text_atomic(out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(out, json_text(result, indent=2) + "\n")
 
 
 def _kitmus_text(r: dict[str, Any]) -> str:
