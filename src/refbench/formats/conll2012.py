@@ -8,11 +8,12 @@ brackets, a document never closed) is a :class:`RefbenchError` naming the file a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.core.invalid import InvalidInstances, reject
 from refbench.core.io import open_text
 from refbench.core.types import Mention
 
@@ -33,24 +34,70 @@ class ConllDocument:
         return " ".join(w for w, _ in self.sentences[m.sentence][m.start:m.end + 1])
 
 
-def read_conll(path: str | Path, *, min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
-    """Stream the documents of a CoNLL-2012 file (constant memory per document)."""
-    try:
-        with open_text(path) as fh:
-            yield from _parse(fh, path, min_columns)
-    except UnicodeDecodeError as exc:
-        raise RefbenchError(f"not UTF-8 text ({exc.reason})", path=path) from None
-    except FileNotFoundError:
-        raise RefbenchError("file not found", path=path) from None
+class _Lines:
+    """Numbered lines with one line of push-back, so a skipped document can end at the next
+    document's ``#begin``."""
+
+    def __init__(self, fh: Iterator[str]) -> None:
+        self._it = enumerate(fh, start=1)
+        self.last: tuple[int, str] = (0, "")
+        self._back: tuple[int, str] | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return self
+
+    def __next__(self) -> tuple[int, str]:
+        if self._back is not None:
+            self.last, self._back = self._back, None
+        else:
+            self.last = next(self._it)
+        return self.last
+
+    def push_back(self) -> None:
+        self._back = self.last
+
+    def skip_document(self) -> None:
+        """After an error: continue at the next document (the error's own line included)."""
+        line = self.last[1]
+        if _BEGIN.match(line.rstrip("\r\n")):
+            self.push_back()  # the error was the previous document's; this one is new
+            return
+        if line.startswith("#end document"):
+            return
+        for _, raw in self:
+            if raw.startswith("#end document"):
+                return
+            if _BEGIN.match(raw.rstrip("\r\n")):
+                self.push_back()
+                return
 
 
-def _parse(lines: Iterable[str], path: str | Path, min_columns: int) -> Iterator[ConllDocument]:
+def read_conll(path: str | Path, *, min_columns: int = MIN_COLUMNS,
+               on_invalid: InvalidInstances | None = None) -> Iterator[ConllDocument]:
+    """Stream the documents of a CoNLL-2012 file (constant memory per document).
+
+    With ``on_invalid`` (``--skip-invalid``) a malformed document is recorded and skipped up
+    to its ``#end document``; without it, it is an error.
+    """
+    with open_text(path) as fh:
+        lines = _Lines(fh)
+        while True:
+            try:
+                yield from _parse(lines, path, min_columns)
+                return
+            except RefbenchError as exc:
+                reject(on_invalid, exc, item=exc.item)
+                lines.skip_document()
+
+
+def _parse(lines: _Lines, path: str | Path,
+           min_columns: int) -> Iterator[ConllDocument]:
     doc: ConllDocument | None = None
     sentence: list[tuple[str, str]] = []
     open_spans: dict[int, list[tuple[int, int]]] = {}
     n_cols = 0
     number = 0
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in lines:
         line = raw.rstrip("\r\n")
         if not line or line.isspace():
             if doc is not None and sentence:

@@ -54,12 +54,19 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
 
 def task_metrics(task: str, data: Path, predictions: Path,
                  instances: Sequence[ChoiceInstance],
-                 outputs: Sequence[ModelOutput]) -> dict[str, Any]:
-    """The task's own scorer on the run's predictions (KITMUS evaluator, GAP scorer)."""
+                 outputs: Sequence[ModelOutput], *, skip_invalid: bool = False
+                 ) -> dict[str, Any]:
+    """The task's own scorer on the run's predictions (KITMUS evaluator, GAP scorer).
+    ``skip_invalid``: the run skipped malformed instances; the scorer skips the same ones."""
+    from refbench.core.invalid import InvalidInstances
+
+    def again() -> InvalidInstances | None:
+        return InvalidInstances() if skip_invalid else None
+
     if task == "kitmus":
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
-        r = evaluate_files(data, [predictions], bootstrap=1000, seed=0)
+        r = evaluate_files(data, [predictions], bootstrap=1000, seed=0, on_invalid=again())
         keys = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
                 "antecedent_recall", "task_specific_accuracy", "decisions", "ci95",
                 "random_baseline", "variant", "n_entities")
@@ -73,7 +80,7 @@ def task_metrics(task: str, data: Path, predictions: Path,
                 f"{i.id}\t{'TRUE' if o.answer == 0 else 'FALSE'}\t"
                 f"{'TRUE' if o.answer == 1 else 'FALSE'}\n"
                 for i, o in zip(instances, outputs, strict=True)), encoding="utf-8")
-            r = score_gap(data, system)
+            r = score_gap(data, system, on_invalid=again())
         return {k: r[k] for k in ("f1", "precision", "recall", "f1_masculine", "f1_feminine",
                                   "bias")}
     return {}

@@ -16,6 +16,8 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError
+from refbench.core.interrupt import note_kept
+from refbench.core.invalid import InvalidInstances
 from refbench.core.io import atomic_write, sha256_file, write_text_atomic
 from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
@@ -51,6 +53,8 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
             if store:
                 store.save_predictions(fp, [(h, res.to_json()) for (h, _), res in
                                             zip(chunk, results, strict=True)])
+                note_kept(f"predictions for {len(outputs)} of {len(instances)} instances are "
+                          f"cached in {store.path}; run the same command again to resume")
             bar.update(len(chunk))
     return [outputs[h] for h in hashes], len(cached)
 
@@ -67,11 +71,15 @@ def run_model(
     store: Store | None = None,
     progress: bool = True,
     model: ChoiceModel | None = None,
+    on_invalid: InvalidInstances | None = None,
 ) -> dict[str, Any]:
+    """``on_invalid`` (``--skip-invalid``): skip malformed instances, and report them in the
+    metrics, instead of stopping at the first."""
     data = Path(data)
     out = Path(out)
     task = task or infer_task(data)
-    instances = list(read_choices(data, task=task, options=reader_options))
+    skipped = InvalidInstances() if on_invalid is not None else None
+    instances = list(read_choices(data, task=task, options=reader_options, on_invalid=skipped))
     if limit is not None:
         instances = instances[:limit]
     if not instances:
@@ -86,7 +94,11 @@ def run_model(
             fh.write(json.dumps({"id": inst.id, **o.to_json()}, ensure_ascii=False) + "\n")
     metrics = choice_metrics(task, instances, outputs)
     if limit is None:
-        metrics.update(task_metrics(task, data, pred_path, instances, outputs))
+        metrics.update(task_metrics(task, data, pred_path, instances, outputs,
+                                    skip_invalid=skipped is not None))
+    if skipped is not None and on_invalid is not None:
+        metrics.update(skipped.report())
+        on_invalid.skipped.extend(skipped.skipped)
     metrics.update({"model": spec, "system": spec, "model_fingerprint": model.fingerprint(),
                     "data": str(data), "n_cached": n_cached})
     metrics["provenance"] = provenance({"data": [str(data)]})
@@ -104,7 +116,8 @@ def run_model(
 
 def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
               model_options: dict[str, Any] | None = None, store: Store | None = None,
-              progress: bool = True) -> dict[str, Any]:
+              progress: bool = True, on_invalid: InvalidInstances | None = None
+              ) -> dict[str, Any]:
     """Run one model on every subtask of a KITMUS suite; returns a suite result (table)."""
     from refbench.tasks.kitmus.suite_eval import find_gold
 
@@ -113,7 +126,7 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
     random_row = {}
     for (variant, n), gold in sorted(find_gold(suite, split).items()):
         m = run_model(spec, gold, out / variant / f"subtask_{n}_ents", task="kitmus",
-                      store=store, progress=progress, model=model)
+                      store=store, progress=progress, model=model, on_invalid=on_invalid)
         cells.append({"system": spec, "variant": variant, "n_entities": n,
                       "pronoun_accuracy": m["pronoun_accuracy"],
                       "antecedent_f1": m["antecedent_f1"], "n": m["n"], "n_runs": 1,
@@ -121,5 +134,7 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
         random_row[f"{variant}|{n}"] = m["random_baseline"]["pronoun_accuracy"]
     result = {"task": "kitmus", "mode": "suite", "split": split, "gold": str(suite),
               "systems": [spec], "cells": cells, "random_baseline": random_row}
+    if on_invalid is not None:
+        result.update(on_invalid.report())
     write_text_atomic(out / "suite-results.json", json.dumps(result, indent=2) + "\n")
     return result

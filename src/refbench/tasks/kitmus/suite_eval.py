@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.invalid import InvalidInstances
 from refbench.core.registry import KITMUS_VARIANTS
 from refbench.tasks.kitmus.evaluate import aggregate_runs, score
 from refbench.tasks.kitmus.gold import read_gold
@@ -73,12 +74,15 @@ def match_predictions(system_dir: Path, variant: str, n: int, split: str) -> lis
 
 
 def evaluate_suite(gold_root: str | Path, systems: list[str | Path], *, split: str = "test",
-                   bootstrap: int = 200, seed: int = 0) -> dict[str, Any]:
+                   bootstrap: int = 200, seed: int = 0,
+                   on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     gold_files = find_gold(Path(gold_root), split)
     cells: list[dict[str, Any]] = []
     random_row: dict[str, float] = {}
     for (variant, n), gold_path in sorted(gold_files.items()):
-        gold = list(read_gold(gold_path))
+        gold = list(read_gold(gold_path, on_invalid=on_invalid))
+        if not gold:
+            raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
         random_row[f"{variant}|{n}"] = sum(1 / len(g.candidates) for g in gold) / len(gold)
         for system in systems:
             sdir = Path(system)
