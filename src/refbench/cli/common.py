@@ -41,6 +41,9 @@ def run_guarded(app: click.Command, args: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return _interrupted()
+    except interrupt.Terminated:
+        print(f"terminated: {interrupt.kept()}", file=sys.stderr)
+        return 143
     except click.exceptions.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         print(f"error E{E_USAGE}: {_one_line(exc.format_message())}{hint}", file=sys.stderr)

@@ -62,11 +62,11 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     if task == "tne":
         from refbench.tasks.tne.metrics import evaluate_tne, plot_confusion
         from refbench.tasks.tne.predictions import read_predictions
-        from refbench.tasks.tne.read import read_tne
+        from refbench.tasks.tne.read import read_documents
 
         if len(preds) != 1:
             raise UsageError("--task tne scores one prediction file at a time")
-        docs = list(read_tne(gold, on_invalid=invalid))
+        docs = read_documents(gold, on_invalid=invalid)
         result = evaluate_tne(docs, read_predictions(preds[0], {d.id: d for d in docs}))
         result.update({"gold": str(gold), "pred": str(preds[0])})
         if plot is not None:

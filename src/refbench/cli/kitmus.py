@@ -9,7 +9,16 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, parse_ints, parse_sizes, print_json, split_list
+from refbench.cli.common import (
+    CONTEXT,
+    COUNT,
+    OUT_DIR,
+    PATH,
+    parse_ints,
+    parse_sizes,
+    print_json,
+    split_list,
+)
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench kitmus generate --out suite "
@@ -22,7 +31,7 @@ def kitmus() -> None:
     "Examples: refbench kitmus generate --out suite  |  refbench kitmus generate --out small "
     "--entities 2 --splits test --sizes test=50 --formats jsonl,conll  |  refbench kitmus "
     "generate --out official --resources ../shared/data/kitmus-official/resources"))
-@click.option("--out", type=PATH, default=Path("kitmus-suite"), show_default=True,
+@click.option("--out", type=OUT_DIR, default=Path("kitmus-suite"), show_default=True,
               help="Output folder.")
 @click.option("--resources", type=PATH, default=None,
               help="Resource folder (refbench or official KITMUS layout). Default: built-in.")
@@ -34,7 +43,7 @@ def kitmus() -> None:
                               "number for all.")
 @click.option("--seed", type=int, default=42, show_default=True,
               help="Random seed: same seed, same bytes.")
-@click.option("--workers", type=int, default=0, help="Processes (0: one per CPU core).")
+@click.option("--workers", type=COUNT, default=0, help="Processes (0: one per CPU core).")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print stats.json instead of a summary.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -105,7 +114,7 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
     "../shared/data/kitmus-official/released --json"))
 @click.argument("directory", type=PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--max-shown", type=int, default=20, show_default=True,
+@click.option("--max-shown", type=COUNT, default=20, show_default=True,
               help="Violations listed in the summary.")
 def validate(directory: Path, as_json: bool, max_shown: int) -> None:
     """Re-check a generated suite (refbench's or the official release): every file present and
@@ -137,7 +146,7 @@ def validate(directory: Path, as_json: bool, max_shown: int) -> None:
 
 @kitmus.command("build-resources", context_settings=CONTEXT,
                 epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
-@click.option("--out", type=PATH, required=True, help="Folder for the resource files.")
+@click.option("--out", type=OUT_DIR, required=True, help="Folder for the resource files.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the fictional-word generators.")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")

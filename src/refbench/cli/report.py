@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH, transactional
 
 EXAMPLE = ("Examples: refbench report results/*.json --format latex  |  refbench report "
            "suite-results.json --format md --plot accuracy.png")
@@ -20,8 +20,11 @@ EXAMPLE = ("Examples: refbench report results/*.json --format latex  |  refbench
 @click.option("--format", "fmt", default="md", show_default=True, help="md, latex, html or csv.")
 @click.option("--metric", default="pronoun_accuracy", show_default=True,
               help="KITMUS metric in the cells (e.g. antecedent_f1).")
-@click.option("--plot", type=PATH, default=None, help="Also draw accuracy vs entities (PNG).")
-@click.option("--out", type=PATH, default=None, help="Write the table here instead of stdout.")
+@click.option("--plot", type=OUT_FILE, default=None,
+              help="Also draw accuracy vs entities (PNG).")
+@click.option("--out", type=OUT_FILE, default=None,
+              help="Write the table here instead of stdout.")
+@transactional
 def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
            run_ids: str | None, fmt: str, metric: str, plot: Path | None,
            out: Path | None) -> None:

@@ -30,6 +30,29 @@ _BZ2_MAGIC = b"BZh"
 _BUFFER = 1 << 20
 
 
+COMPRESSED = (".gz", ".bz2")
+
+
+def format_name(path: str | Path) -> str:
+    """The file name without a compression suffix: what a file's format is read from
+    (``test.jsonl.gz`` and ``test.jsonl.bz2`` are both ``test.jsonl``)."""
+    name = Path(path).name
+    for ext in COMPRESSED:
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def contained_path(root: str | Path, relative: str, *, what: str = "path") -> Path:
+    """``root / relative`` once it is known to stay inside ``root``: a path read from a data
+    file (``../../etc/passwd``, an absolute path, a symlink out) never reaches elsewhere."""
+    base = Path(root).resolve()
+    target = (base / relative).resolve()
+    if not relative or Path(relative).is_absolute() or not target.is_relative_to(base):
+        raise RefbenchError(f"{what} {relative!r} lies outside the resource folder {base}")
+    return target
+
+
 def check_input_file(path: str | Path, *, what: str = "file") -> Path:
     """``path`` as a Path once it is known to be a readable file (not a folder)."""
     p = Path(path)
@@ -150,6 +173,23 @@ def open_binary(path: str | Path, *, what: str = "file") -> IO[bytes]:
                                 "with bzip2)", path=p)
         return io.BufferedReader(bz2.BZ2File(raw, mode="rb"), buffer_size=_BUFFER)
     return raw
+
+
+def binary_lines(path: str | Path) -> Iterator[bytes]:
+    """The (decompressed) lines of a file as bytes, for readers that decode record by record;
+    a truncated or corrupt compressed stream is an error naming the file and line."""
+    p = Path(path)
+    with open_binary(p) as raw:
+        number = 0
+        while True:
+            try:
+                line = raw.readline()
+            except (EOFError, OSError, zlib.error, MemoryError) as exc:
+                raise input_error(exc, p, number + 1) from None
+            if not line:
+                return
+            number += 1
+            yield line
 
 
 def open_text(path: str | Path, mode: str = "r") -> TextReader:

@@ -8,8 +8,25 @@ happens, and the command line prints the latest note when the user presses Ctrl-
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 NOTHING_KEPT = "nothing was written (outputs appear only when complete)"
 _notes: list[str] = []
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so every clean-up (temporary files, partial folders,
+    output groups, worker processes) runs as it does for Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Terminated()
+
+
+def handle_sigterm() -> None:
+    """Turn SIGTERM into :class:`Terminated` (the command line installs this)."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 def note_kept(text: str) -> None:

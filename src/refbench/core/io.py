@@ -19,6 +19,8 @@ from typing import Any
 from refbench.core.inputs import (
     TextReader,
     check_input_file,
+    contained_path,
+    format_name,
     json_type,
     load_json,
     load_json_list,
@@ -46,11 +48,11 @@ from refbench.core.outputs import (
 
 __all__ = [
     "LineWriter", "TextReader", "atomic_path", "atomic_write", "check_input_file",
-    "check_output_dir", "check_output_file", "commit_output_dir", "discard_output_dir",
-    "dumps_jsonl", "finite", "json_text", "json_type", "load_json", "load_json_list",
-    "load_json_object", "open_binary", "open_text", "output_error", "output_group",
-    "prepare_output_dir", "read_jsonl", "read_lines", "read_text", "sha256_file",
-    "sha256_texts", "torch_save_atomic", "write_text_atomic",
+    "check_output_dir", "check_output_file", "commit_output_dir", "contained_path",
+    "discard_output_dir", "dumps_jsonl", "finite", "format_name", "json_text", "json_type",
+    "load_json", "load_json_list", "load_json_object", "open_binary", "open_text",
+    "output_error", "output_group", "prepare_output_dir", "read_jsonl", "read_lines",
+    "read_text", "sha256_file", "sha256_texts", "torch_save_atomic", "write_text_atomic",
 ]
 
 

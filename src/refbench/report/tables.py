@@ -10,13 +10,14 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.io import load_json_object
+from refbench.core.records import Record, Where
 
 FORMATS = ("md", "latex", "html", "csv")
 
@@ -35,16 +36,41 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     out = []
     for p in paths:
         try:
-            data = json.loads(Path(p).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RefbenchError("result file not found", path=p) from None
-        except json.JSONDecodeError as exc:
-            raise RefbenchError(f"invalid JSON ({exc.msg})", path=p, line=exc.lineno) from None
-        if not isinstance(data, dict) or "task" not in data:
+            data = load_json_object(p, "result object")
+        except RefbenchError as exc:
+            if exc.message == "file not found":
+                raise RefbenchError("result file not found", path=p) from None
+            raise
+        if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
+        check_result_shape(data, p)
         data.setdefault("_path", str(p))
         out.append(data)
     return out
+
+
+def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
+    """The fields a table reads, checked once: a KITMUS suite result's cells, and every cell's
+    system, variant, entity count and figures (numbers or null)."""
+    rec = Record(data, Where(path))
+    rec.string("task")
+    if data.get("task") != "kitmus":
+        return
+    cells = rec.records("cells") if data.get("mode") == "suite" else [rec]
+    for c in cells:
+        if data.get("mode") == "suite":
+            c.string("system")
+        c.string("variant", None)
+        c.integer("n_entities", None, min=1)
+        for key, value in c.obj.items():
+            if (key in _FIGURES or key.endswith("_std")) and value is not None:
+                c.number(key)
+    if "random_baseline" in data and data.get("mode") != "suite":
+        rec.record("random_baseline").number("pronoun_accuracy")
+
+
+_FIGURES = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antecedent_recall",
+            "task_specific_accuracy")
 
 
 def kitmus_cells(

@@ -7,19 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import UsageError
-from refbench.core.inputs import check_input_file, open_text, parse_json_line
+from refbench.core.inputs import check_input_file, format_name, open_text, parse_json_line
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 
 CHOICE_TASKS = ("kitmus", "knowref", "gap", "winograd", "altentities")
-
-
-def _base(path: Path) -> str:
-    name = path.name
-    for ext in (".gz", ".bz2"):
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-    return name
 
 
 def _first_line(path: Path) -> str:
@@ -32,7 +24,7 @@ def _first_line(path: Path) -> str:
 
 def infer_task(path: str | Path) -> str:
     p = check_input_file(path, what="data file")
-    name = _base(p)
+    name = format_name(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
         return "kitmus"
     first = _first_line(p)
@@ -79,7 +71,7 @@ def read_choices(path: str | Path, *, task: str | None = None,
     if task not in CHOICE_TASKS:
         raise UsageError(f"unknown task {task!r}; choose from {', '.join(CHOICE_TASKS)}")
     check_input_file(path, what="data file")
-    name = _base(Path(path))
+    name = format_name(Path(path))
     if task == "kitmus":
         from refbench.tasks.kitmus.choice import read_kitmus_choices
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import read_jsonl
+from refbench.core.io import format_name, read_jsonl
 from refbench.core.records import Record, Where
 
 METHODS = ("uniform", "same-name", "similar-title", "similar-description", "similar-infobox")
@@ -80,7 +80,7 @@ def load_entities(paths: Sequence[Path], *, domain: str | None = None) -> list[E
     """Entities from JSONL (name, description, infobox[, domain]) or AltEntities JSON files."""
     seen: dict[str, Entity] = {}
     for p in paths:
-        name = p.name[:-3] if p.name.endswith(".gz") else p.name
+        name = format_name(p)
         if name.endswith(".jsonl"):
             for line, obj in read_jsonl(p):
                 rec = Record(obj, Where(p, line))
@@ -105,7 +105,9 @@ def load_entities(paths: Sequence[Path], *, domain: str | None = None) -> list[E
     if domain:
         ents = [e for e in ents if e.domain == domain.upper()]
     if len(ents) < 2:
-        raise RefbenchError("need at least two entities to sample pairs")
+        where = f" of domain {domain.upper()}" if domain else ""
+        raise RefbenchError(f"need at least two entities{where} to sample pairs, found "
+                            f"{len(ents)} in {', '.join(str(p) for p in paths)}")
     return ents
 
 

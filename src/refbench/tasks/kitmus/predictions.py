@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.io import check_input_file, format_name
 from refbench.formats.answers import read_answer_lines
 from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
@@ -154,10 +155,8 @@ def _read_answers(path: Path) -> PredictionFile:
 
 
 def read_predictions(path: str | Path) -> PredictionFile:
-    p = Path(path)
-    if not p.is_file():
-        raise RefbenchError("prediction file not found", path=p)
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    p = check_input_file(path, what="prediction file")
+    name = format_name(p)
     if name.endswith(".jsonlines"):
         return _read_jsonlines_preds(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
@@ -167,7 +166,7 @@ def read_predictions(path: str | Path) -> PredictionFile:
     if name.endswith(".jsonl"):
         return _read_answers(p)
     raise RefbenchError("unknown prediction format: expected .jsonlines, .conll, .tsv or .jsonl "
-                        "(answers), optionally .gz", path=p)
+                        "(answers), optionally .gz or .bz2", path=p)
 
 
 def points_elsewhere(gold: GoldItem, pred: Prediction) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.invalid import InvalidInstances
+from refbench.core.io import format_name
 from refbench.core.types import ChoiceInstance
 from refbench.formats.answers import no_overlap_error, read_answer_lines
 from refbench.formats.e2e_jsonlines import read_jsonlines
@@ -40,7 +41,7 @@ def read_answers(path: str | Path, gold: Sequence[ChoiceInstance]) -> dict[str, 
     """Linked candidates per base id, from answers JSONL or e2e jsonlines clusters."""
     p = Path(path)
     by_id = {base_id(g.id): g for g in gold}
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    name = format_name(p)
     out: dict[str, set[int]] = {}
     if name.endswith(".jsonlines"):
         keys = []

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import atomic_write, load_json_list
+from refbench.core.io import atomic_write, format_name, load_json_list
 from refbench.tasks.knowref.read import TsvPair, parse_json_record, read_tsv_pairs
 
 
@@ -195,8 +195,7 @@ def same_format_output(src: Path, dst: Path, formats: tuple[str, ...]) -> str:
     """The input's format (its extension without ``.gz``), once the output is known to be
     named for the same format: JSON in, JSON out; a JSON file named ``.tsv`` is never written."""
     def ext(p: Path) -> str:
-        name = p.name[:-3] if p.name.endswith(".gz") else p.name
-        return next((f for f in formats if name.endswith(f)), "")
+        return next((f for f in formats if format_name(p).endswith(f)), "")
 
     kind = ext(src)
     if not kind:
@@ -204,4 +203,4 @@ def same_format_output(src: Path, dst: Path, formats: tuple[str, ...]) -> str:
     if ext(dst) != kind:
         raise RefbenchError(f"the output must be a {kind} file like the input (name it "
                             f"*{kind})", path=dst)
-    return src.name[:-3] if src.name.endswith(".gz") else src.name
+    return format_name(src)

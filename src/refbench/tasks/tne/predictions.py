@@ -16,6 +16,7 @@ from typing import Any
 
 from refbench.core.io import atomic_write, read_jsonl
 from refbench.core.records import Record, Where, check_int, check_list
+from refbench.formats.answers import no_overlap_error
 from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS, NPDocument
 
 Pair = tuple[str, str]
@@ -84,6 +85,8 @@ def read_predictions(path: str | Path, gold: dict[str, NPDocument]) -> dict[str,
                                        f"preposition(s) {', '.join(map(repr, unknown[:3]))}")
             scores[(a, c)] = {str(k): dist_rec.number(k) for k in dist_rec.obj}
         out[doc_id] = TnePrediction(doc_id, rel, scores, line)
+    if not out:
+        raise no_overlap_error(path, [], list(gold))
     return out
 
 

@@ -182,6 +182,20 @@ def document_from_json(obj: Any, *, path: Path | str = "<json>", line: int = 0) 
     return NPDocument(doc_id, text, tokens, nps, relations, clusters, dict(metadata), repeated)
 
 
+def read_documents(path: str | Path, *, on_invalid: InvalidInstances | None = None,
+                   progress: bool = False) -> list[NPDocument]:
+    """Every document of a file, which must hold at least one (an empty file would score,
+    train or predict nothing, and say nothing about it). ``progress``: a bar on a terminal
+    (the train file takes half a minute)."""
+    from tqdm import tqdm
+
+    docs = list(tqdm(read_tne(path, on_invalid=on_invalid), desc="reading", unit=" docs",
+                     leave=False, disable=None if progress else True))
+    if not docs:
+        raise RefbenchError("holds no TNE documents", path=path)
+    return docs
+
+
 def read_tne(path: str | Path, *, on_invalid: InvalidInstances | None = None
              ) -> Iterator[NPDocument]:
     """The documents of a TNE file; a malformed one stops the reading, or with ``on_invalid``
