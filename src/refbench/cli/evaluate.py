@@ -67,7 +67,9 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         if len(preds) != 1:
             raise UsageError("--task tne scores one prediction file at a time")
         docs = read_documents(gold, on_invalid=invalid)
-        result = evaluate_tne(docs, read_predictions(preds[0], {d.id: d for d in docs}))
+        skipped = {str(s["id"]) for s in invalid.skipped} if invalid else set()
+        result = evaluate_tne(docs, read_predictions(preds[0], {d.id: d for d in docs},
+                                                     skipped=skipped))
         result.update({"gold": str(gold), "pred": str(preds[0])})
         if plot is not None:
             plot_confusion(result, plot)

@@ -91,6 +91,8 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
                         reader_options=reader, limit=limit, store=st,
                         progress=not quiet and not as_json, on_invalid=invalid)
     _warn_skipped(invalid)
+    for w in metrics.get("warnings", []):
+        click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
     if as_json:
         print_json(metrics)
         return

@@ -5,7 +5,8 @@ A killed parent (SIGKILL, an OOM kill) cannot clean up, and workers of a
 here makes every worker (1) ask the kernel to kill it when its parent dies (Linux
 ``PR_SET_PDEATHSIG``), with a watchdog thread as a portable fallback, and (2) ignore Ctrl-C,
 which is the parent's to handle; when the parent fails or is interrupted it terminates its
-workers at once instead of waiting for their current tasks.
+workers at once instead of waiting for their current tasks (a worker ends on SIGTERM without a
+word: the parent reports the interruption).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def die_with_parent(parent: int) -> None:
 def _init_worker(parent: int, initializer: Callable[..., Any] | None,
                  initargs: tuple[Any, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() ends a worker at once
     die_with_parent(parent)
     if initializer is not None:
         initializer(*initargs)

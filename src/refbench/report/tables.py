@@ -56,16 +56,25 @@ def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
     rec.string("task")
     if data.get("task") != "kitmus":
         return
-    cells = rec.records("cells") if data.get("mode") == "suite" else [rec]
+    suite = data.get("mode") == "suite"
+    cells = rec.records("cells") if suite else [rec]
     for c in cells:
-        if data.get("mode") == "suite":
+        if suite:
             c.string("system")
+        else:
+            c.string("system", None)
         c.string("variant", None)
         c.integer("n_entities", None, min=1)
+        c.integer("n_runs", None, min=1)
+        c.raw("pronoun_accuracy")
         for key, value in c.obj.items():
             if (key in _FIGURES or key.endswith("_std")) and value is not None:
                 c.number(key)
-    if "random_baseline" in data and data.get("mode") != "suite":
+    if suite:
+        baseline = rec.record("random_baseline", None)
+        for key in baseline.obj if baseline else ():
+            baseline.number(key)
+    elif rec.has("variant"):
         rec.record("random_baseline").number("pronoun_accuracy")
 
 
@@ -107,7 +116,7 @@ def kitmus_grid(cells: list[Cell], random: dict[str, float], *, random_row: bool
         row = [s]
         for v, n in columns:
             c = by.get((s, v, n))
-            if c is None:
+            if c is None or c.value is None:
                 row.append("-")
             elif c.n_runs > 1 and c.std is not None:
                 row.append(f"{c.value:.3f} ± {c.std:.3f}")

@@ -46,6 +46,11 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
                 slices[key][str(value)].append((a, g))
     out["slices"] = {k: {v: {"n": len(p), "accuracy": _acc(p)} for v, p in sorted(vals.items())}
                      for k, vals in sorted(slices.items())}
+    if task == "knowref":
+        from refbench.tasks.knowref.read import absent_candidates_warning
+
+        warning = absent_candidates_warning(instances)
+        out["warnings"] = [warning] if warning else []
     truncated = sum(int(i.metadata.get("truncated", 0)) > 0 for i in instances)
     if task == "altentities":
         out["truncated_instances"] = truncated

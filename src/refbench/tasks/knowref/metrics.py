@@ -23,6 +23,7 @@ from refbench.core.types import ChoiceInstance
 from refbench.formats.answers import no_overlap_error, read_answer_lines
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.tasks.choices import read_choices
+from refbench.tasks.knowref.read import absent_candidates_warning
 
 SWITCHED = ":switched"
 
@@ -117,10 +118,12 @@ def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,
     if not gold:
         raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
     links = read_answers(pred_path, gold)
+    absent = absent_candidates_warning(gold)
     result: dict[str, Any] = {"task": "knowref", "gold": str(gold_path), "pred": str(pred_path),
                               "n": len(gold),
                               "n_missing": sum(base_id(g.id) not in links for g in gold),
-                              **_decisions(gold, links)}
+                              **_decisions(gold, links),
+                              "warnings": [absent] if absent else []}
     if switched_pred is None:
         return result
     if switched_gold is not None:

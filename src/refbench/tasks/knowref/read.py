@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -264,3 +264,15 @@ def read_knowref_tsv(path: str | Path, *, on_invalid: InvalidInstances | None = 
             metadata={"index": pair.index, "format": "tsv", "line": pair.line,
                       "blanks": len(segments) - 1},
         )
+
+
+def absent_candidates_warning(instances: Sequence[ChoiceInstance]) -> str | None:
+    """A warning when candidates do not occur as whole words in their text (the release has
+    a few: a name misspelt or replaced inside another name). Such instances are scored, but a
+    model that reads where the candidates are cannot find them, so the count is reported."""
+    ids = [i.id for i in instances if any(not c.char_spans for c in i.candidates)]
+    if not ids:
+        return None
+    return (f"{len(ids)} instance(s) name a candidate that does not occur as whole words in "
+            f"the text ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); see "
+            "refbench knowref check")

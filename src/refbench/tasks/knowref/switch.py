@@ -122,7 +122,7 @@ def switch_json_record(obj: dict[str, Any], index: int, *, path: Path | str = "<
     gold = 1 - rec.gold
     new["correct_candidate_idx"] = gold
     new["correct_candidate"] = copy.deepcopy(obj["candidate1" if gold == 1 else "candidate0"])
-    new["refbench_index"] = int(obj.get("refbench_index", index))
+    new["refbench_index"] = rec.index
     new["switched"] = not obj.get("switched", False)
     return new, None
 
@@ -157,6 +157,7 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
         data = load_json_list(src, "instances")
         out = []
         for i, obj in enumerate(data):
+            parse_json_record(obj, i, path=src)  # a record's shape first, then its index
             if "refbench_index" not in obj:
                 obj = {**obj, "refbench_index": i}
             new, reason = switch_json_record(obj, i, path=src)

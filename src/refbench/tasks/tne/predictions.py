@@ -9,7 +9,7 @@ NPs in order, with preposition ids in the official order (0 = no-relation).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,13 +57,17 @@ def _listed_relations(pred: Record, known: set[str]) -> dict[Pair, str]:
     return rel
 
 
-def read_predictions(path: str | Path, gold: dict[str, NPDocument]) -> dict[str, TnePrediction]:
+def read_predictions(path: str | Path, gold: dict[str, NPDocument], *,
+                     skipped: Collection[str] = ()) -> dict[str, TnePrediction]:
     """Predictions by document id, every line's shape checked (a line naming a document the
-    gold lacks, or a document twice, is an error)."""
+    gold lacks, or a document twice, is an error). ``skipped``: ids of gold documents skipped
+    as malformed (``--skip-invalid``), whose predictions are ignored."""
     out: dict[str, TnePrediction] = {}
     for line, obj in read_jsonl(path):
         pred = Record(obj, Where(path, line))
         doc_id = pred.text("id")
+        if doc_id in skipped:
+            continue
         pred = Record(obj, Where(path, line, doc_id))
         doc = gold.get(doc_id)
         if doc is None:
