@@ -236,7 +236,7 @@ def test_failed_plots_leave_nothing(tmp_path: Path) -> None:
     from refbench.report.plots import save_figure
 
     fig, _ = plt.subplots()
-    with pytest.raises(OutputError, match="cannot draw a .xyz file"):
+    with pytest.raises(OutputError, match=r"cannot draw a \.xyz file"):
         save_figure(fig, tmp_path / "p.xyz")
     fig, _ = plt.subplots()
 
