@@ -37,7 +37,7 @@ GENERATE = ["kitmus", "generate", "--sizes", "2000", "--splits", "test,train", "
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-c", "from refbench.cli import main; main()", *args],
                             cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, HF_HUB_OFFLINE="1"))
+                            env=dict(os.environ, HF_HUB_OFFLINE="1"), start_new_session=True)
 
 
 def _children(pid: int) -> list[int]:
@@ -100,7 +100,7 @@ def test_sigkill_of_generate_leaves_no_workers_and_the_next_run_cleans_up(
 def test_interrupted_generate_says_so_and_leaves_nothing(tmp_path: Path, sig: int, code: int,
                                                          word: str) -> None:
     proc, workers = _running_generate(tmp_path)
-    proc.send_signal(sig)
+    os.killpg(proc.pid, sig)  # as a terminal does: the whole process group
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == code, err
     assert f"{word}: nothing was written" in err and "Traceback" not in err

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_FILE, PATH, transactional
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
 
 EXAMPLE = ("Examples: refbench report results/*.json --format latex  |  refbench report "
            "suite-results.json --format md --plot accuracy.png")
@@ -50,7 +50,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         from refbench.runs.store import Store
 
         st = Store(store)
-        ids = [int(x) for x in run_ids.split(",")] if run_ids else \
+        ids = parse_ints(run_ids, "--runs") or \
             [r["run_id"] for r in reversed(st.runs(limit=100_000))]
         data = [{**st.get(i)["metrics"], "_path": f"run {i}"} for i in ids]
     elif results:

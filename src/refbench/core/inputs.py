@@ -101,7 +101,9 @@ class TextReader:
     """A UTF-8 text stream whose read errors name the file and the line reached.
 
     Iterating gives lines with their line endings, like a text file; ``line`` is the number of
-    the last line returned.
+    the last line returned. Bytes that are not UTF-8 are reported at their own line and column
+    (decoding with ``surrogateescape`` and checking each non-ASCII line), not at the start of
+    the block the decoder happened to be working on.
     """
 
     def __init__(self, fh: IO[str], path: Path) -> None:
@@ -110,31 +112,49 @@ class TextReader:
         self.line = 0
 
     def __iter__(self) -> Iterator[str]:
-        return self
+        return (text for _, text in self.numbered())
 
-    def __next__(self) -> str:
+    def numbered(self) -> Iterator[tuple[int, str]]:
+        """``(line number, line)`` pairs (a generator: much cheaper per line than a method)."""
+        fh = self._fh
         try:
-            text = next(self._fh)
-        except StopIteration:
-            raise
-        except (UnicodeDecodeError, EOFError, OSError, zlib.error, MemoryError) as exc:
+            for text in fh:
+                self.line += 1
+                if not text.isascii():
+                    self._check(text, self.line)
+                yield self.line, text
+        except (EOFError, OSError, zlib.error, MemoryError) as exc:
             raise input_error(exc, self.path, self.line + 1) from None
-        self.line += 1
+
+    def _check(self, text: str, first_line: int) -> str:
+        if text.isascii():
+            return text
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            line = first_line + text.count("\n", 0, exc.start)
+            column = exc.start - text.rfind("\n", 0, exc.start)
+            byte = ord(text[exc.start]) - 0xDC00
+            raise RefbenchError(f"not UTF-8 text (byte 0x{byte:02x} at line {line}, column "
+                                f"{column})", path=self.path) from None
         return text
 
     def read(self, size: int = -1) -> str:
         try:
-            return self._fh.read(size)
-        except (UnicodeDecodeError, EOFError, OSError, zlib.error, MemoryError) as exc:
+            text = self._fh.read(size)
+        except (EOFError, OSError, zlib.error, MemoryError) as exc:
             raise input_error(exc, self.path) from None
+        checked = self._check(text, self.line + 1)
+        self.line += text.count("\n")
+        return checked
 
     def readline(self) -> str:
         try:
             text = self._fh.readline()
-        except (UnicodeDecodeError, EOFError, OSError, zlib.error, MemoryError) as exc:
+        except (EOFError, OSError, zlib.error, MemoryError) as exc:
             raise input_error(exc, self.path, self.line + 1) from None
         self.line += bool(text)
-        return text
+        return self._check(text, self.line)
 
     def close(self) -> None:
         self._fh.close()
@@ -201,7 +221,8 @@ def open_text(path: str | Path, mode: str = "r") -> TextReader:
     if mode != "r":
         raise ValueError(f"open_text reads only; use refbench.core.io.atomic_write (mode {mode!r})")
     p = Path(path)
-    return TextReader(io.TextIOWrapper(open_binary(p), encoding="utf-8", newline=""), p)
+    return TextReader(io.TextIOWrapper(open_binary(p), encoding="utf-8", newline="",
+                                       errors="surrogateescape"), p)
 
 
 def read_text(path: str | Path, *, what: str = "file") -> str:
@@ -214,7 +235,7 @@ def read_text(path: str | Path, *, what: str = "file") -> str:
 def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, line_without_newline)``."""
     with open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
+        for number, line in fh.numbered():
             yield number, line.rstrip("\r\n")
 
 

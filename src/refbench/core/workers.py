@@ -24,6 +24,7 @@ from multiprocessing.pool import Pool
 from typing import Any
 
 _PR_SET_PDEATHSIG = 1
+_HANDLED = {signal.SIGINT, signal.SIGTERM}
 WATCH_SECONDS = 1.0
 
 
@@ -48,6 +49,7 @@ def _init_worker(parent: int, initializer: Callable[..., Any] | None,
                  initargs: tuple[Any, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() ends a worker at once
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HANDLED)
     die_with_parent(parent)
     if initializer is not None:
         initializer(*initargs)
@@ -58,8 +60,14 @@ def worker_pool(workers: int, *, initializer: Callable[..., Any] | None = None,
                 initargs: tuple[Any, ...] = ()) -> Iterator[Pool]:
     """A forked process pool whose workers die with this process; on an error or Ctrl-C in
     the block they are terminated immediately."""
-    pool = get_context("fork").Pool(workers, initializer=_init_worker,
-                                     initargs=(os.getpid(), initializer, initargs))
+    # Ctrl-C reaches the whole process group: block it while forking, so a worker never sees
+    # it before its initializer ignores it (the parent gets it once unblocked).
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
+    try:
+        pool = get_context("fork").Pool(workers, initializer=_init_worker,
+                                         initargs=(os.getpid(), initializer, initargs))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
     try:
         yield pool
     except BaseException:

@@ -52,8 +52,8 @@ def infer_task(path: str | Path) -> str:
 
 def _second_line(path: Path) -> str:
     with open_text(path) as fh:
-        next(fh, "")
-        return next(fh, "")
+        fh.readline()
+        return fh.readline()
 
 
 def _peek(path: Path, n: int = 4096) -> str:
