@@ -46,7 +46,8 @@ def test_options_parse_to_typed_values(given: dict[str, object],
     ({"workers": "0"}, "is not an integer >= 1"), ({"rate": "nan"}, "is not a number >= 0"),
     ({"rate": "-1"}, "is not a number >= 0"), ({"head": "x"}, "is not one of joint, binary"),
     ({"fast": "perhaps"}, "is not true or false"),
-    ({"colour": "red"}, "has no option 'colour'; its options: fast, head, max_length, rate, seed, workers"),
+    ({"colour": "red"},
+     "has no option 'colour'; its options: fast, head, max_length, rate, seed, workers"),
 ])
 def test_bad_options_are_usage_errors(given: dict[str, object], message: str) -> None:
     with pytest.raises(UsageError, match=message.replace("(", r"\(")):
@@ -72,7 +73,7 @@ def test_records_name_file_line_item_field_and_expectation() -> None:
     with pytest.raises(RefbenchError, match=r"field 'xs\[1\]': expected a string, found a "
                                             r"number \(3\)"):
         rec.strings("xs")
-    with pytest.raises(RefbenchError, match="field 'sub.k': expected an integer"):
+    with pytest.raises(RefbenchError, match=r"field 'sub\.k': expected an integer"):
         rec.record("sub").integer("k")
     with pytest.raises(RefbenchError, match="missing field 'nope'"):
         rec.raw("nope")
@@ -91,7 +92,7 @@ def test_compression_follows_the_name_and_gzip_is_recognised(tmp_path: Path) -> 
         assert read_text(tmp_path / name) == text
     assert format_name("a/test.jsonl.bz2") == "test.jsonl" == format_name("test.jsonl.gz")
     (tmp_path / "plain.gz").write_text(text)
-    with pytest.raises(RefbenchError, match="named .gz but not gzip-compressed"):
+    with pytest.raises(RefbenchError, match=r"named \.gz but not gzip-compressed"):
         read_text(tmp_path / "plain.gz")
 
 
