@@ -141,7 +141,7 @@ FILE_CAUSES: list[tuple[str, str, Callable[[str, str], tuple[str, Make | None]],
     ("broken .bz2", "Invalid data stream",
      lambda n, v: (n + ".bz2", _from_valid(n + ".bz2", v, broken_bz2)), "", 2),
     ("empty file", "", lambda n, v: (n, _write(n, b"")), "", 2),
-    ("unreadable file", "permission denied",
+    ("unreadable file", "read",  # "cannot read (permission denied)" or Click's "not readable"
      lambda n, v: (n, _from_valid(n, v, lambda b: b, mode=0)), "", 2),
     ("TSV cell over the csv field limit", "",
      lambda n, v: (n, _from_valid(n, v, _huge_gap_cell)), "tsv", 0),

@@ -81,6 +81,22 @@ def invoke(args: list[str], *, cwd: Path, env: dict[str, str]) -> Outcome:
     return Outcome(code, out.getvalue(), err.getvalue(), tb)
 
 
+def permissions_enforced() -> bool:
+    """Whether file permissions stop this process (not for root with CAP_DAC_OVERRIDE; the
+    permission cases can run as root under ``setpriv --bounding-set -dac_override,...``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "x"
+        p.write_text("x")
+        os.chmod(p, 0)
+        try:
+            p.read_text()
+        except PermissionError:
+            return True
+        return False
+
+
 def snapshot(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 

@@ -9,16 +9,24 @@ from pathlib import Path
 import pytest
 
 from tests.robustness.cases import all_cases
-from tests.robustness.harness import Case, expand, invoke, problems, snapshot
+from tests.robustness.harness import (
+    Case,
+    expand,
+    invoke,
+    permissions_enforced,
+    problems,
+    snapshot,
+)
 from tests.robustness.support import make_support
 
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+PERMISSIONS = permissions_enforced()
 
 
 def _param(case: Case) -> object:
     marks = []
     if case.needs_non_root:
-        marks.append(pytest.mark.skipif(IS_ROOT, reason="root reads and writes anything"))
+        marks.append(pytest.mark.skipif(not PERMISSIONS,
+                                        reason="file permissions do not bind this user (root)"))
     if case.xfail:
         marks.append(pytest.mark.xfail(strict=False, reason=case.xfail))
     return pytest.param(case, id=case.id, marks=marks)
