@@ -93,6 +93,7 @@ INPUT_SLOTS: list[tuple[str, tuple[str, ...], str, str, set[str]]] = [
     ("tne-convert-gold", ("tne", "convert", "{S}/tne-pred.jsonl", "{T}/b.jsonl", "--gold",
                           "{in}"), "g.jsonl", "tne.jsonl", set()),
     ("tne-chunk", ("tne", "chunk", "--file", "{in}"), "t.txt", "story.txt", set()),
+    ("tne-stats", ("tne", "stats", "{in}"), "dev.jsonl", "tne.jsonl", set()),
     ("tne-train", ("tne", "train", "--out", "{T}/model", "--epochs", "1", "--data", "{in}"),
      "d.jsonl", "tne.jsonl", set()),
     ("tne-predict", ("tne", "predict", "--model", "{S}/no-model", "--out", "{T}/p.jsonl",

@@ -189,7 +189,7 @@ def read_documents(path: str | Path, *, on_invalid: InvalidInstances | None = No
     (the train file takes half a minute)."""
     from tqdm import tqdm
 
-    docs = list(tqdm(read_tne(path, on_invalid=on_invalid), desc="reading", unit=" docs",
+    docs = list(tqdm(read_tne(path, on_invalid=on_invalid), desc=Path(path).name, unit=" docs",
                      leave=False, disable=None if progress else True))
     if not docs:
         raise RefbenchError("holds no TNE documents", path=path)
