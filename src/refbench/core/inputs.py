@@ -17,14 +17,15 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from refbench.core.errors import RefbenchError
 from refbench.core.invalid import InvalidInstances, reject
 
+T = TypeVar("T")
 _GZIP_MAGIC = b"\x1f\x8b"
 _BZ2_MAGIC = b"BZh"
 _BUFFER = 1 << 20
@@ -270,6 +271,20 @@ def read_jsonl(path: str | Path, *, on_invalid: InvalidInstances | None = None
             reject(on_invalid, exc, item=f"line {number}")
             continue
         yield number, obj
+
+
+def parse_jsonl(path: str | Path, parse: Callable[[dict[str, Any], int], T], *,
+                on_invalid: InvalidInstances | None = None, id_key: str = "id") -> Iterator[T]:
+    """Each record of a JSON Lines file through ``parse(record, line)``; a malformed record
+    stops the reading, or with ``on_invalid`` (``--skip-invalid``) is recorded under its id
+    (``id_key``) and skipped."""
+    for line, obj in read_jsonl(path, on_invalid=on_invalid):
+        try:
+            item = parse(obj, line)
+        except RefbenchError as exc:
+            reject(on_invalid, exc, item=str(obj.get(id_key, f"line {line}")))
+            continue
+        yield item
 
 
 def load_json(path: str | Path) -> Any:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.invalid import InvalidInstances, parse_each
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
 from refbench.core.records import Record, Where, check_int, check_list, check_str
 from refbench.core.types import Mention
 from refbench.formats.conll2012 import ConllDocument
@@ -92,9 +92,8 @@ def read_jsonlines(path: str | Path, *, on_invalid: InvalidInstances | None = No
                    ) -> Iterator[JsonlinesDocument]:
     """The documents of a file; with ``on_invalid`` (``--skip-invalid``) a malformed one is
     recorded and skipped."""
-    lines = read_jsonl(path, on_invalid=on_invalid)
-    yield from parse_each(((str(obj.get("doc_key", f"line {n}")), (n, obj)) for n, obj in lines),
-                          lambda x: jsonlines_document(x[1], path=path, line=x[0]), on_invalid)
+    yield from parse_jsonl(path, lambda obj, line: jsonlines_document(obj, path=path, line=line),
+                           on_invalid=on_invalid, id_key="doc_key")
 
 
 def format_jsonlines(doc_key: str, sentences: Sequence[Sequence[str]],

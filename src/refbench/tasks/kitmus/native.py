@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
-from refbench.core.invalid import InvalidInstances, reject
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
 from refbench.core.records import Record, Where, check_int
 from refbench.core.types import Candidate, ChoiceInstance, Mention
 from refbench.formats.detok import detokenize
@@ -123,13 +122,8 @@ def read_native(path: str | Path, *, on_invalid: InvalidInstances | None = None
                 ) -> Iterator[KitmusInstance]:
     """The instances of a native JSONL file; with ``on_invalid`` (``--skip-invalid``) a
     malformed one is recorded and skipped."""
-    for line, obj in read_jsonl(path, on_invalid=on_invalid):
-        try:
-            inst = instance_from_json(obj, path=path, line=line)
-        except RefbenchError as exc:
-            reject(on_invalid, exc, item=str(obj.get("id", f"line {line}")))
-            continue
-        yield inst
+    yield from parse_jsonl(path, lambda obj, line: instance_from_json(obj, path=path, line=line),
+                           on_invalid=on_invalid)
 
 
 def to_choice(inst: KitmusInstance) -> ChoiceInstance:

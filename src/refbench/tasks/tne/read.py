@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.invalid import InvalidInstances, reject
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
 from refbench.core.records import Record, Where
 
 PREPOSITIONS = ("no-relation", "of", "against", "in", "by", "on", "about", "with", "after",
@@ -200,10 +200,5 @@ def read_tne(path: str | Path, *, on_invalid: InvalidInstances | None = None
              ) -> Iterator[NPDocument]:
     """The documents of a TNE file; a malformed one stops the reading, or with ``on_invalid``
     (``--skip-invalid``) is skipped and recorded."""
-    for line, obj in read_jsonl(path, on_invalid=on_invalid):
-        try:
-            doc = document_from_json(obj, path=path, line=line)
-        except RefbenchError as exc:
-            reject(on_invalid, exc, item=str(obj.get("id", f"line {line}")))
-            continue
-        yield doc
+    yield from parse_jsonl(path, lambda obj, line: document_from_json(obj, path=path, line=line),
+                           on_invalid=on_invalid)

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from refbench.core.invalid import InvalidInstances, parse_each
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
 from refbench.core.records import Record, Where
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.tasks.text_spans import find_spans
@@ -35,6 +35,5 @@ def winograd_instance(obj: dict[str, Any], *, path: Path | str, line: int) -> Ch
 
 def read_winograd(path: str | Path, *, on_invalid: InvalidInstances | None = None
                   ) -> Iterator[ChoiceInstance]:
-    lines = read_jsonl(path, on_invalid=on_invalid)
-    yield from parse_each(((str(obj.get("qID", f"line {n}")), (n, obj)) for n, obj in lines),
-                          lambda x: winograd_instance(x[1], path=path, line=x[0]), on_invalid)
+    yield from parse_jsonl(path, lambda obj, line: winograd_instance(obj, path=path, line=line),
+                           on_invalid=on_invalid, id_key="qID")
