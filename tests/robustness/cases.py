@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.robustness.harness import Case
-from tests.robustness.support import broken_bz2, truncated_gz, valid_bytes
+from tests.robustness.support import broken_bz2, official_layout, truncated_gz, valid_bytes
 
 Make = Callable[[Path, Path], None]
 LEAD = "lead: kitmus validate"
@@ -626,6 +626,9 @@ def shape_cases() -> list[Case]:
                                      b"kind\tlocation\n../../../etc/passwd\tthe/DT park/NN\n"),
         "outside the resource folder", cause="security")
     add("resources: a folder that does not exist", (*gen[:-1], "{T}/none"), None, "not found")
+    add("official resources: noise path outside the folder", gen,
+        lambda d, s: official_layout(d / "res", "../../../../../../../etc/passwd") and None,
+        "lies outside the resource folder", cause="security")
     return c
 
 

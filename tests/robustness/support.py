@@ -80,3 +80,16 @@ def truncated_gz(data: bytes) -> bytes:
 def broken_bz2(data: bytes) -> bytes:
     packed = bz2.compress(data)
     return packed[:10] + b"\x00" * 16 + packed[26:]
+
+
+def official_layout(root: Path, noise_fp: str) -> Path:
+    """The start of an official KITMUS resource folder (names, vocabulary, occupations,
+    locations) whose location row points at ``noise_fp``."""
+    (root / "occupations").mkdir(parents=True)
+    (root / "names.csv").write_text("lastname\nAcker\nBloom\nCrane\n")
+    (root / "vocab.json").write_text(json.dumps({"is": ["is", "VBZ"]}))
+    (root / "occupations" / "real_real.csv").write_text(
+        "occupation,occupation_description\nbaker,\"[('baking', 'VBG'), ('bread', 'NN')]\"\n")
+    (root / "locations.csv").write_text(f"location,noise_fp\n\"[('the', 'DT'), ('park', 'NN')]\""
+                                        f",{noise_fp}\n")
+    return root

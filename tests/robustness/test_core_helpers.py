@@ -108,7 +108,7 @@ def test_decoding_errors_name_the_line(tmp_path: Path) -> None:
 
 def test_paths_from_data_stay_inside_their_folder(tmp_path: Path) -> None:
     (tmp_path / "noise").mkdir()
-    assert contained_path(tmp_path, "noise/a.txt") == (tmp_path / "noise" / "a.txt").resolve()
+    assert contained_path(tmp_path, "noise/a.txt") == tmp_path / "noise" / "a.txt"
     for bad in ("../x", "/etc/passwd", "noise/../../x", ""):
         with pytest.raises(RefbenchError, match="outside the resource folder"):
             contained_path(tmp_path, bad)

@@ -27,7 +27,7 @@ from refbench.core.io import (
 )
 from tests.conftest import ROOT
 from tests.robustness.harness import invoke
-from tests.robustness.support import TINY, make_support
+from tests.robustness.support import TINY, make_support, official_layout
 
 LINUX = sys.platform.startswith("linux")
 GENERATE = ["kitmus", "generate", "--sizes", "2000", "--splits", "test,train", "--formats",
@@ -271,24 +271,13 @@ def test_stale_partial_folders_are_removed_or_named(tmp_path: Path,
     shutil.rmtree(tmp)
 
 
-def _official_layout(root: Path, noise_fp: str) -> Path:
-    (root / "occupations").mkdir(parents=True)
-    (root / "names.csv").write_text("lastname\nAcker\nBloom\nCrane\n")
-    (root / "vocab.json").write_text(json.dumps({"is": ["is", "VBZ"]}))
-    (root / "occupations" / "real_real.csv").write_text(
-        "occupation,occupation_description\nbaker,\"[('baking', 'VBG'), ('bread', 'NN')]\"\n")
-    (root / "locations.csv").write_text(f"location,noise_fp\n\"[('the', 'DT'), ('park', 'NN')]\""
-                                        f",{noise_fp}\n")
-    return root
-
-
 @pytest.mark.parametrize("noise_fp", ["../../../../../../etc/passwd", "/etc/passwd",
                                       "noise/escape.txt"])
 def test_official_noise_paths_stay_inside_the_resource_folder(tmp_path: Path,
                                                               noise_fp: str) -> None:
     from refbench.tasks.kitmus.official import load_official
 
-    root = _official_layout(tmp_path / "res", noise_fp)
+    root = official_layout(tmp_path / "res", noise_fp)
     (root / "noise").mkdir()
     (root / "noise" / "escape.txt").symlink_to("/etc/passwd")  # a link out is refused too
     with pytest.raises(ResourceError, match="lies outside the resource folder") as info:

@@ -51,7 +51,7 @@ def contained_path(root: str | Path, relative: str, *, what: str = "path") -> Pa
     target = (base / relative).resolve()
     if not relative or Path(relative).is_absolute() or not target.is_relative_to(base):
         raise RefbenchError(f"{what} {relative!r} lies outside the resource folder {base}")
-    return target
+    return Path(root) / relative
 
 
 def check_input_file(path: str | Path, *, what: str = "file") -> Path:

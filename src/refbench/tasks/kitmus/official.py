@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import hashlib
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError, ResourceError
@@ -21,6 +20,7 @@ from refbench.tasks.kitmus.resources import (
     Resources,
     Tagged,
     entity_count,
+    resource_hash,
     resource_json,
     validate_resources,
 )
@@ -139,7 +139,7 @@ def load_official(directory: str | Path) -> Resources:
 
     def seen(p: Path) -> Path:
         if p.is_file():
-            files[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+            files[str(p.relative_to(root))] = resource_hash(p)
         return p
 
     names = [row["lastname"].strip() for _, row in

@@ -105,8 +105,13 @@ def resource_json(path: Path, what: str) -> Any:
                             line=exc.line) from None
 
 
-def _hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def resource_hash(path: Path) -> str:
+    """The file's sha256 (resources are fingerprinted); an unreadable file is a resource
+    error naming it."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ResourceError(f"cannot read ({exc.strerror or exc})", path=path) from None
 
 
 def load_native(directory: str | Path) -> Resources:
@@ -120,7 +125,7 @@ def load_native(directory: str | Path) -> Resources:
         p = root / rel
         if not p.is_file():
             raise ResourceError("required resource file is missing", path=p)
-        files[rel] = _hash(p)
+        files[rel] = resource_hash(p)
         return p
 
     names_path = need("names.txt")
