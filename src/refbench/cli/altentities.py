@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_FILE, PATH, POSITIVE, print_json
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH, POSITIVE, SEED, print_json
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench altentities check "
@@ -91,7 +91,7 @@ def matrix(runs: tuple[Path, ...], from_store: bool, store: Path | None, fmt: st
               help="Questions to write.")
 @click.option("--domain", default=None, help="Only entities of this domain.")
 @click.option("--attributes", default=None, help="Infobox attributes, e.g. genre,artist.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--out", type=OUT_FILE, default=None, help="JSONL output (default: stdout).")
 def sample_pairs_cmd(entities: tuple[Path, ...], method: str, n: int, domain: str | None,
                      attributes: str | None, seed: int, out: Path | None) -> None:

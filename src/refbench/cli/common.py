@@ -117,6 +117,7 @@ def print_json(obj: Any) -> None:
 PATH = click.Path(path_type=Path)
 COUNT = click.IntRange(min=0)  # a number of things: 0 or more
 POSITIVE = click.IntRange(min=1)
+SEED = click.IntRange(min=0, max=2**32 - 1)  # what numpy and torch accept everywhere
 
 
 class OutputPath(click.Path):

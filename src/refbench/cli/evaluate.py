@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, COUNT, OUT_FILE, PATH, print_json, transactional
+from refbench.cli.common import CONTEXT, COUNT, OUT_FILE, PATH, SEED, print_json, transactional
 from refbench.core.errors import UsageError
 
 EXAMPLE = (
@@ -32,7 +32,7 @@ EXAMPLE = (
 @click.option("--split", default="test", show_default=True, help="Split scored in suite mode.")
 @click.option("--bootstrap", type=COUNT, default=1000, show_default=True,
               help="Bootstrap resamples (0: none).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--switched-pred", type=PATH, default=None,
               help="KnowRef: predictions on the switched copy (consistency).")
 @click.option("--switched-gold", type=PATH, default=None,

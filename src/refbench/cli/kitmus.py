@@ -14,6 +14,7 @@ from refbench.cli.common import (
     COUNT,
     OUT_DIR,
     PATH,
+    SEED,
     parse_ints,
     parse_sizes,
     print_json,
@@ -41,7 +42,7 @@ def kitmus() -> None:
 @click.option("--formats", help="conll,jsonlines,tsv,txt,jsonl (default: all).")
 @click.option("--sizes", help="Instances per split: train=2000,validation=400,test=2000, or one "
                               "number for all.")
-@click.option("--seed", type=int, default=42, show_default=True,
+@click.option("--seed", type=SEED, default=42, show_default=True,
               help="Random seed: same seed, same bytes.")
 @click.option("--workers", type=COUNT, default=0, help="Processes (0: one per CPU core).")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
@@ -147,7 +148,7 @@ def validate(directory: Path, as_json: bool, max_shown: int) -> None:
 @kitmus.command("build-resources", context_settings=CONTEXT,
                 epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the resource files.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the fictional-word generators.")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")

@@ -12,6 +12,7 @@ from refbench.cli.common import (
     OUT_FILE,
     PATH,
     POSITIVE,
+    SEED,
     print_json,
     transactional,
 )
@@ -115,7 +116,7 @@ def augment(train: Path, out: Path, as_json: bool) -> None:
     "Example: refbench knowref neutralize mined.jsonl --out labelled.jsonl --seed 0"))
 @click.argument("src", type=PATH)
 @click.option("--out", type=OUT_FILE, required=True, help="Labelled, neutralised records.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
     """Label by gender (census first names) and replace one name with a frequent name of the
@@ -140,7 +141,7 @@ def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
 @click.option("--field", default=None, help="JSONL text field (default: body, text, ...).")
 @click.option("--chunk-size", type=POSITIVE, default=200, show_default=True,
               help="Records per unit of work.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--funnel", type=OUT_FILE, default=None, help="Also write the funnel report here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @transactional

@@ -49,9 +49,9 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     if from_store:
         from refbench.runs.store import Store
 
+        wanted = parse_ints(run_ids, "--runs")
         st = Store(store)
-        ids = parse_ints(run_ids, "--runs") or \
-            [r["run_id"] for r in reversed(st.runs(limit=100_000))]
+        ids = wanted or [r["run_id"] for r in reversed(st.runs(limit=100_000))]
         data = [{**st.get(i)["metrics"], "_path": f"run {i}"} for i in ids]
     elif results:
         data = load_results(results)

@@ -13,6 +13,7 @@ from refbench.cli.common import (
     OUT_DIR,
     PATH,
     POSITIVE,
+    SEED,
     print_json,
     transactional,
 )
@@ -161,7 +162,7 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
               help="Dev evaluations without a gain before stopping.")
 @click.option("--freeze-layers", type=COUNT, default=0, show_default=True,
               help="Keep the embeddings and the lowest N encoder layers fixed.")
-@click.option("--seed", type=int, default=13, show_default=True)
+@click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")

@@ -12,6 +12,7 @@ from refbench.cli.common import (
     OUT_FILE,
     PATH,
     POSITIVE,
+    SEED,
     print_json,
     transactional,
 )
@@ -32,7 +33,7 @@ def tne() -> None:
 @click.option("--out", type=PATH, required=True,
               help="Predictions file (or a folder when NAME is 'all').")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
-@click.option("--seed", type=int, default=0, show_default=True, help="For title-random.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="For title-random.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @transactional
 def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
@@ -183,7 +184,7 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
 @click.option("--epochs", type=POSITIVE, default=3, show_default=True)
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=5e-5,
               show_default=True, help="Encoder rate.")
-@click.option("--seed", type=int, default=13, show_default=True)
+@click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.pt.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
 def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: float,
