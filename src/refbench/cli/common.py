@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import sys
@@ -51,11 +50,6 @@ def run_guarded(app: click.Command, args: Sequence[str] | None = None) -> int:
     except click.exceptions.ClickException as exc:
         print(f"error E{E_USAGE}: {_one_line(exc.format_message())}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        # The reader of our output went away (``refbench ... | head``): stop quietly.
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        return 141
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return code if isinstance(code, int) else 0
