@@ -613,6 +613,13 @@ def shape_cases() -> list[Case]:
         "nothing", xfail=None)
     add("kitmus validate: a file, not a folder", ("kitmus", "validate", "{T}/f"),
         _write("f", "x\n"), "f")
+    add("kitmus difficulty: a missing folder", ("kitmus", "difficulty", "{T}/nothing"), None,
+        "nothing")
+    add("kitmus difficulty: a file, not a folder", ("kitmus", "difficulty", "{T}/f"),
+        _write("f", "x\n"), "f")
+    add("kitmus pool-difficulty: resources not UTF-8", ("kitmus", "pool-difficulty",
+                                                        "--resources", "{T}/res"),
+        lambda d, s: _copy_resources(d, s, "names.txt", b"\xff\xfe\n"), "not UTF-8")
     # KITMUS resources (refbench layout)
     gen = ("kitmus", "generate", "--out", "{T}/suite", "--sizes", "2", "--splits", "test",
            "--variants", "background-pretrain", "--entities", "2", "--workers", "1", "--quiet",
@@ -678,6 +685,8 @@ def number_cases() -> list[Case]:
                                        "--gold", "{S}/tne.jsonl", "--to", "x"), "--to"),
         ("evaluate --seed abc", (*EVAL, "--seed", "abc"), "--seed"),
         ("evaluate --seed -1", (*EVAL, "--seed", "-1"), "--seed"),
+        ("kitmus pool-difficulty --split-seed -3", ("kitmus", "pool-difficulty",
+                                                    "--split-seed", "-3"), "--split-seed"),
         ("train --seed 2**64", ("train", "--data", "{S}/kitmus.jsonl", "--out", "{T}/m",
                                 "--seed", str(2**64)), "--seed"),
         ("report --runs a,b", ("report", "--from-store", "--store", "{T}/s.sqlite", "--runs",

@@ -218,7 +218,7 @@ def difficulty(directory: Path, split: str, variants: str | None, as_json: bool)
     "--resources ../shared/data/kitmus-official/resources --json"))
 @click.option("--resources", type=PATH, default=None,
               help="Resource folder (refbench or official layout). Default: built-in.")
-@click.option("--split-seed", type=int, default=None,
+@click.option("--split-seed", type=SEED, default=None,
               help="Only the test occupations of the suite generated with this seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def pool_difficulty(resources: Path | None, split_seed: int | None, as_json: bool) -> None:
