@@ -70,10 +70,12 @@ def test_truncation_is_counted() -> None:
 
 @pytest.mark.parametrize(
     ("mutate", "message"),
-    [(lambda q: q.pop("choices"), "missing field(s) choices"),
-     (lambda q: q.update(target_index=2), "target_index 2 is outside the 2 choices"),
-     (lambda q: q.update(expressions=[]), "the expression list is empty"),
-     (lambda q: q["choices"][0].pop("name"), "each choice needs a 'name'")],
+    [(lambda q: q.pop("choices"), "missing field 'choices'"),
+     (lambda q: q.update(target_index=2),
+      "field 'target_index': expected an integer from 0 to 1, found a number (2)"),
+     (lambda q: q.update(target_index=True), "found a boolean (true)"),
+     (lambda q: q.update(expressions=[]), "field 'expressions': expected a non-empty list"),
+     (lambda q: q["choices"][0].pop("name"), "missing field 'choices[0].name'")],
 )
 def test_bad_input_names_file_and_question(tmp_path: Path, mutate, message) -> None:  # type: ignore[no-untyped-def]
     data = copy.deepcopy(questions())

@@ -52,7 +52,8 @@ def test_switched_copy_has_both_gold_fields_agreeing(tmp_path: Path) -> None:
     ({"correct_candidate": ["Nobody"]}, "is neither candidate0"),
     ({"correct_candidate_idx": True, "correct_candidate": None}, "expected 0 or 1"),
     ({"correct_candidate_idx": 2, "correct_candidate": None}, "expected 0 or 1"),
-    ({"candidate0": 5}, "candidate0 must be a string or a list of tokens"),
+    ({"candidate0": 5}, r"field 'candidate0': expected a name \(a non-empty string or list "
+                        r"of tokens\), found a number \(5\)"),
 ])
 def test_bad_gold_fields_are_named(tmp_path: Path, change: dict[str, object],
                                    message: str) -> None:

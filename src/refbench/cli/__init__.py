@@ -47,5 +47,9 @@ app.add_command(study_cli.study)
 
 
 def main() -> None:
-    """Console entry point: expected failures print one line and exit 2."""
+    """Console entry point: expected failures print one line and exit 2; Ctrl-C exits 130 and
+    SIGTERM 143, each saying what was kept."""
+    from refbench.core.interrupt import handle_sigterm
+
+    handle_sigterm()
     sys.exit(run_guarded(app))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH, POSITIVE, SEED, print_json
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench altentities check "
@@ -87,11 +87,12 @@ def matrix(runs: tuple[Path, ...], from_store: bool, store: Path | None, fmt: st
 @click.argument("entities", type=PATH, nargs=-1, required=True)
 @click.option("--method", required=True, help="uniform, same-name, similar-title, "
               "similar-description, similar-infobox.")
-@click.option("--n", "n", type=int, default=50, show_default=True, help="Questions to write.")
+@click.option("--n", "n", type=POSITIVE, default=50, show_default=True,
+              help="Questions to write.")
 @click.option("--domain", default=None, help="Only entities of this domain.")
 @click.option("--attributes", default=None, help="Infobox attributes, e.g. genre,artist.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", type=PATH, default=None, help="JSONL output (default: stdout).")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--out", type=OUT_FILE, default=None, help="JSONL output (default: stdout).")
 def sample_pairs_cmd(entities: tuple[Path, ...], method: str, n: int, domain: str | None,
                      attributes: str | None, seed: int, out: Path | None) -> None:
     """Sample entity pairs and write alternative questions ("Do you mean 'A' or 'B'?") with a

@@ -2,30 +2,66 @@
 
 from __future__ import annotations
 
-import json
+import functools
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from refbench.core.errors import RefbenchError, UsageError
+from refbench.core import interrupt
+from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+from refbench.core.io import check_output_dir, check_output_file, json_text, output_group
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def run_guarded(app: Callable[..., Any]) -> int:
-    """Run the Click app; expected failures print one numbered line and give exit code 2."""
+def run_guarded(app: click.Command, args: Sequence[str] | None = None) -> int:
+    """Run the Click app and return the exit code: 0 on success; 2 with one numbered line for
+    bad input or usage (Click's own usage errors included); 130 with what was kept on Ctrl-C.
+
+    Click's standalone mode would turn Ctrl-C into "Aborted!" with exit code 1 before refbench
+    could say anything, so the app runs with ``standalone_mode=False`` and every outcome is
+    reported here.
+    """
+    interrupt.reset()
     try:
-        app(standalone_mode=True)  # usage errors exit 2 and --help exits 0, via SystemExit
+        code = app.main(args=list(args) if args is not None else None,
+                        prog_name="refbench", standalone_mode=False)
     except RefbenchError as exc:
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            return _interrupted()
+        print(f"error E{E_USAGE}: aborted", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    return 0
+        return _interrupted()
+    except interrupt.Terminated:
+        print(f"terminated: {interrupt.kept()}", file=sys.stderr)
+        return 143
+    except click.exceptions.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        print(f"error E{E_USAGE}: {_one_line(exc.format_message())}{hint}", file=sys.stderr)
+        return 2
+    except click.exceptions.ClickException as exc:
+        print(f"error E{E_USAGE}: {_one_line(exc.format_message())}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return code if isinstance(code, int) else 0
+
+
+def _interrupted() -> int:
+    print(f"interrupted: {interrupt.kept()}", file=sys.stderr)
+    return 130
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def split_list(value: str | None) -> list[str] | None:
@@ -69,7 +105,44 @@ def parse_sizes(value: str | None) -> dict[str, int] | None:
 
 
 def print_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False))
+    click.echo(json_text(obj))
 
 
 PATH = click.Path(path_type=Path)
+COUNT = click.IntRange(min=0)  # a number of things: 0 or more
+POSITIVE = click.IntRange(min=1)
+SEED = click.IntRange(min=0, max=2**32 - 1)  # what numpy and torch accept everywhere
+
+
+class OutputPath(click.Path):
+    """An output path, checked when the options are parsed (before any work starts): a folder
+    where a file is expected, a read-only place or ``/proc/...`` is one error naming the path."""
+
+    def __init__(self, kind: str = "file") -> None:
+        super().__init__(path_type=Path)
+        self.kind = kind
+        self.name = f"output {kind}"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        path = Path(os.fsdecode(super().convert(value, param, ctx)))
+        return check_output_dir(path) if self.kind == "dir" else check_output_file(path)
+
+
+OUT_FILE = OutputPath("file")
+OUT_DIR = OutputPath("dir")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def transactional(command: Callable[P, R]) -> Callable[P, R]:
+    """Run a command's body as one output group: if it fails or is interrupted, every file it
+    wrote is undone (see :func:`refbench.core.io.output_group`)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with output_group():
+            return command(*args, **kwargs)
+
+    return wrapper

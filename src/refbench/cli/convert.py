@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH
 
 EXAMPLE = ("Examples: refbench convert suite/background-both/subtask_2_ents/test.jsonl test.tsv "
            "--view task-text-only  |  refbench convert test.v4_gold_conll test.jsonlines.gz")
@@ -14,7 +14,7 @@ EXAMPLE = ("Examples: refbench convert suite/background-both/subtask_2_ents/test
 
 @click.command("convert", context_settings=CONTEXT, epilog=EXAMPLE)
 @click.argument("src", type=PATH)
-@click.argument("dst", type=PATH)
+@click.argument("dst", type=OUT_FILE)
 @click.option("--to", default=None, help="conll, jsonlines, tsv or txt (default: from DST).")
 @click.option("--view", default="full-text", show_default=True,
               help="For native input: full-text, task-text-only, knowledge-text-only.")

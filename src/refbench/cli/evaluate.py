@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import CONTEXT, COUNT, OUT_FILE, PATH, SEED, print_json, transactional
 
 EXAMPLE = (
     "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
@@ -29,14 +29,14 @@ EXAMPLE = (
                    "system). In suite mode, one folder per system.")
 @click.argument("more", nargs=-1, type=PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fractions).")
-@click.option("--out", type=PATH, default=None,
+@click.option("--out", type=OUT_FILE, default=None,
               help="Write the result JSON with provenance (input of refbench report).")
 @click.option("--system", "systems", multiple=True,
               help="System name in tables; in suite mode one per --pred folder, in order.")
 @click.option("--split", default="test", show_default=True, help="Split scored in suite mode.")
-@click.option("--bootstrap", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", type=COUNT, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--switched-pred", type=PATH, default=None,
               help="KnowRef: predictions on the switched copy (consistency).")
 @click.option("--switched-gold", type=PATH, default=None,
@@ -44,25 +44,31 @@ EXAMPLE = (
 @click.option("--input", "input_type", default=None,
               help="AltEntities: the input type the predictions were made with (default: the "
                    "run's, else unshown_background).")
-@click.option("--max-words", type=int, default=None,
+@click.option("--max-words", type=click.IntRange(min=1), default=None,
               help="AltEntities: the text cut the predictions were made with.")
-@click.option("--plot", type=PATH, default=None,
+@click.option("--plot", type=OUT_FILE, default=None,
               help="TNE: draw the preposition confusion heat-map (PNG).")
 @click.option("--ci", is_flag=True, help="Suite mode: show 95%% intervals in the table.")
+@click.option("--skip-invalid", is_flag=True,
+              help="Skip malformed gold instances (reported as a count and ids) instead of "
+                   "stopping.")
+@transactional
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, systems: tuple[str, ...], split: str,
              bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
              input_type: str | None, max_words: int | None, plot: Path | None,
-             ci: bool) -> None:
+             ci: bool, skip_invalid: bool) -> None:
     """Score predictions of any registered task. Takes what refbench run writes (a run folder,
     its predictions.jsonl, a whole suite run folder) and each task's own formats: KITMUS
     clusters, GAP TSV or answers; GAP system TSV; KnowRef answers or clusters; WinoGrande
     .lst; TNE predictions. KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices,
     seeded 95% intervals and the random baseline; GAP: the official scorer plus accuracy; choice
     tasks: accuracy with interval and slices; TNE: labeled/unlabeled P/R/F1. Missing
-    predictions count as wrong and are reported.
+    predictions count as wrong and are reported. A malformed gold instance stops with an error
+    naming it, unless --skip-invalid.
     """
     from refbench.core.errors import UsageError
+    from refbench.core.invalid import InvalidInstances
     from refbench.core.registry import TASKS
     from refbench.report.text import result_text
     from refbench.tasks.scoring import evaluate_predictions
@@ -77,9 +83,15 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     if max_words:
         reader["max_words"] = max_words
     preds = [*pred, *more]
+    invalid = InvalidInstances() if skip_invalid else None
     result = evaluate_predictions(task, gold, preds, systems=systems, split=split,
                                   bootstrap=bootstrap, seed=seed, switched_pred=switched_pred,
-                                  switched_gold=switched_gold, reader_options=reader)
+                                  switched_gold=switched_gold, reader_options=reader,
+                                  on_invalid=invalid)
+    if invalid is not None:
+        result.update(invalid.report())
+        if invalid:
+            result.setdefault("warnings", []).append(invalid.summary())
     if plot is not None:
         from refbench.report.plots import plot_tne_confusion
 
@@ -97,12 +109,10 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
 
 
 def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[Path]) -> None:
-    import json
-
-    from refbench.core.io import write_text_atomic
+    from refbench.core.io import json_text, write_text_atomic
     from refbench.core.provenance import provenance
 
     inputs = {"gold": [str(gold)] if gold.is_file() else [],
               "pred": [str(p) for p in preds if p.is_file()]}
     result["provenance"] = provenance(inputs)
-    write_text_atomic(out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(out, json_text(result, indent=2) + "\n")

@@ -9,7 +9,17 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, parse_ints, parse_sizes, print_json, split_list
+from refbench.cli.common import (
+    CONTEXT,
+    COUNT,
+    OUT_DIR,
+    PATH,
+    SEED,
+    parse_ints,
+    parse_sizes,
+    print_json,
+    split_list,
+)
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench kitmus generate --out suite "
@@ -22,7 +32,7 @@ def kitmus() -> None:
     "Examples: refbench kitmus generate --out suite  |  refbench kitmus generate --out small "
     "--entities 2 --splits test --sizes test=50 --formats jsonl,conll  |  refbench kitmus "
     "generate --out official --resources ../shared/data/kitmus-official/resources"))
-@click.option("--out", type=PATH, default=Path("kitmus-suite"), show_default=True,
+@click.option("--out", type=OUT_DIR, default=Path("kitmus-suite"), show_default=True,
               help="Output folder.")
 @click.option("--resources", type=PATH, default=None,
               help="Resource folder (refbench or official KITMUS layout). Default: built-in.")
@@ -32,9 +42,9 @@ def kitmus() -> None:
 @click.option("--formats", help="conll,jsonlines,tsv,txt,jsonl (default: all).")
 @click.option("--sizes", help="Instances per split: train=2000,validation=400,test=2000, or one "
                               "number for all.")
-@click.option("--seed", type=int, default=42, show_default=True,
+@click.option("--seed", type=SEED, default=42, show_default=True,
               help="Random seed: same seed, same bytes.")
-@click.option("--workers", type=int, default=0, help="Processes (0: one per CPU core).")
+@click.option("--workers", type=COUNT, default=0, help="Processes (0: one per CPU core).")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
 @click.option("--skip-if-current", is_flag=True,
               help="Do nothing when --out already holds this suite (same configuration, seed, "
@@ -121,7 +131,7 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
     "../shared/data/kitmus-official/released --json"))
 @click.argument("directory", type=PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--max-shown", type=int, default=20, show_default=True,
+@click.option("--max-shown", type=COUNT, default=20, show_default=True,
               help="Violations listed in the summary.")
 def validate(directory: Path, as_json: bool, max_shown: int) -> None:
     """Re-check a generated suite (refbench's or the official release): every file present and
@@ -153,8 +163,8 @@ def validate(directory: Path, as_json: bool, max_shown: int) -> None:
 
 @kitmus.command("build-resources", context_settings=CONTEXT,
                 epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
-@click.option("--out", type=PATH, required=True, help="Folder for the resource files.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--out", type=OUT_DIR, required=True, help="Folder for the resource files.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the fictional-word generators.")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
@@ -224,7 +234,7 @@ def difficulty(directory: Path, split: str, variants: str | None, as_json: bool)
     "--resources ../shared/data/kitmus-official/resources --json"))
 @click.option("--resources", type=PATH, default=None,
               help="Resource folder (refbench or official layout). Default: built-in.")
-@click.option("--split-seed", type=int, default=None,
+@click.option("--split-seed", type=SEED, default=None,
               help="Only the test occupations of the suite generated with this seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def pool_difficulty(resources: Path | None, split_seed: int | None, as_json: bool) -> None:

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import (
+    CONTEXT,
+    OUT_FILE,
+    PATH,
+    POSITIVE,
+    SEED,
+    print_json,
+    transactional,
+)
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench knowref switch "
@@ -76,7 +84,7 @@ def check(files: tuple[Path, ...], as_json: bool) -> None:
     "switched.json  |  refbench knowref switch ../shared/data/knowref/test.tsv --out "
     "switched.tsv --json"))
 @click.argument("src", type=PATH)
-@click.option("--out", type=PATH, required=True, help="Output in the input's format.")
+@click.option("--out", type=OUT_FILE, required=True, help="Output in the input's format.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def switch(src: Path, out: Path, as_json: bool) -> None:
     """Swap the two candidates everywhere in each sentence (whole tokens only); the answer
@@ -94,7 +102,7 @@ def switch(src: Path, out: Path, as_json: bool) -> None:
 @knowref.command(context_settings=CONTEXT, epilog=(
     "Example: refbench knowref augment ../shared/data/knowref/train.tsv --out train.aug.tsv"))
 @click.argument("train", type=PATH)
-@click.option("--out", type=PATH, required=True, help="Original + switched, input's format.")
+@click.option("--out", type=OUT_FILE, required=True, help="Original + switched, input's format.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def augment(train: Path, out: Path, as_json: bool) -> None:
     """The paper's antecedent-switching augmentation: every instance plus its switched copy."""
@@ -107,28 +115,16 @@ def augment(train: Path, out: Path, as_json: bool) -> None:
 @knowref.command(context_settings=CONTEXT, epilog=(
     "Example: refbench knowref neutralize mined.jsonl --out labelled.jsonl --seed 0"))
 @click.argument("src", type=PATH)
-@click.option("--out", type=PATH, required=True, help="Labelled, neutralised records.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=OUT_FILE, required=True, help="Labelled, neutralised records.")
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
     """Label by gender (census first names) and replace one name with a frequent name of the
     pronoun's gender, whole tokens only. Input: KnowRef JSON or JSONL records (mine output);
     output in the same format. Reports labelled / skipped / ambiguous."""
-    from refbench.core.io import atomic_write, load_json_list, read_jsonl
-    from refbench.tasks.knowref.neutralize import neutralize_records
+    from refbench.tasks.knowref.neutralize import neutralize_file
 
-    name = src.name[:-3] if src.name.endswith(".gz") else src.name
-    if name.endswith(".jsonl"):
-        records = [obj for _, obj in read_jsonl(src)]
-    else:
-        records = load_json_list(src, "records")
-    labelled, report = neutralize_records(records, seed=seed, path=src)
-    with atomic_write(out) as fh:
-        if name.endswith(".jsonl"):
-            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in labelled)
-        else:
-            json.dump(labelled, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
+    report = neutralize_file(src, out, seed=seed)
     _report(report, as_json, ("instances", "labelled", "skipped", "ambiguous", "reasons"))
 
 
@@ -137,17 +133,18 @@ def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
     "refbench knowref mine wiki.txt.gz --out c.jsonl --engine dask --scheduler "
     "tcp://127.0.0.1:8786"))
 @click.argument("inputs", type=PATH, nargs=-1, required=True)
-@click.option("--out", type=PATH, required=True, help="Candidate records (JSONL).")
+@click.option("--out", type=OUT_FILE, required=True, help="Candidate records (JSONL).")
 @click.option("--engine", default="local", show_default=True, help="local or dask.")
-@click.option("--workers", type=int, default=1, show_default=True,
+@click.option("--workers", type=POSITIVE, default=1, show_default=True,
               help="Processes (local engine) or the chunk window (dask).")
 @click.option("--scheduler", default=None, help="Dask scheduler address (engine dask).")
 @click.option("--field", default=None, help="JSONL text field (default: body, text, ...).")
-@click.option("--chunk-size", type=int, default=200, show_default=True,
+@click.option("--chunk-size", type=POSITIVE, default=200, show_default=True,
               help="Records per unit of work.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--funnel", type=PATH, default=None, help="Also write the funnel report here.")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--funnel", type=OUT_FILE, default=None, help="Also write the funnel report here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@transactional
 def mine(inputs: tuple[Path, ...], out: Path, engine: str, workers: int, scheduler: str | None,
          field: str | None, chunk_size: int, seed: int, funnel: Path | None,
          as_json: bool) -> None:
@@ -174,7 +171,7 @@ def mine(inputs: tuple[Path, ...], out: Path, engine: str, workers: int, schedul
 @knowref.command(context_settings=CONTEXT, epilog=(
     "Example: refbench knowref convert ../shared/data/knowref/knowref_test.json test.tsv"))
 @click.argument("src", type=PATH)
-@click.argument("dst", type=PATH)
+@click.argument("dst", type=OUT_FILE)
 def convert(src: Path, dst: Path) -> None:
     """Convert between knowref_test.json-style JSON and the substitution TSV (either way)."""
     from refbench.tasks.choices import read_choices

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
 
 EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.tex  |  refbench "
            "report --from-store --tag paper --format html --out results.html  |  refbench "
@@ -28,9 +28,11 @@ EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.te
                    "...; other tasks: e.g. accuracy or f1 (default: each task's headline set).")
 @click.option("--ci", is_flag=True, help="Show 95%% intervals (and n where it varies).")
 @click.option("--standalone", is_flag=True, help="LaTeX: a complete document, not a table.")
-@click.option("--plot", type=PATH, default=None,
+@click.option("--plot", type=OUT_FILE, default=None,
               help="Also draw a PNG: KITMUS accuracy vs entities, or bars for other tasks.")
-@click.option("--out", type=PATH, default=None, help="Write the table here instead of stdout.")
+@click.option("--out", type=OUT_FILE, default=None,
+              help="Write the table here instead of stdout.")
+@transactional
 def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
            run_ids: str | None, tag: str | None, fmt: str, metric: str | None, ci: bool,
            standalone: bool, plot: Path | None, out: Path | None) -> None:
@@ -39,7 +41,6 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     the paper's order x one 2/3/4-entity column group per system, with the chance row; other
     tasks: one row per system and data set, naming the model, the data and the split.
     """
-    from refbench.cli.common import parse_ints
     from refbench.core.errors import UsageError
     from refbench.core.io import write_text_atomic
     from refbench.report.render import FORMATS

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import CONTEXT, COUNT, PATH, POSITIVE, print_json
 
 STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
               ".refbench/results.sqlite).")
@@ -22,7 +22,8 @@ def results() -> None:
 @results.command("ls", context_settings=CONTEXT, epilog=(
     "Examples: refbench results ls --limit 5  |  refbench results ls --task gap --tag paper"))
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
-@click.option("--limit", type=int, default=50, show_default=True, help="Newest N runs (0: all).")
+@click.option("--limit", type=COUNT, default=50, show_default=True,
+              help="Newest N runs (0: all).")
 @click.option("--task", default=None, help="Only runs of this task.")
 @click.option("--tag", default=None, help="Only runs with this tag.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -56,7 +57,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
 
 
 @results.command("show", context_settings=CONTEXT, epilog="Example: refbench results show 3")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=POSITIVE)
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
@@ -74,7 +75,7 @@ def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
 
 
 @results.command("rm", context_settings=CONTEXT, epilog="Example: refbench results rm 5 6")
-@click.argument("run_ids", type=int, nargs=-1, required=True)
+@click.argument("run_ids", type=POSITIVE, nargs=-1, required=True)
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Forget runs. Their output folders and the prediction cache stay."""
@@ -89,7 +90,7 @@ def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
 @results.command("tag", context_settings=CONTEXT, epilog=(
     "Examples: refbench results tag 3 4 --tag paper  |  refbench results tag 4 --tag paper "
     "--remove"))
-@click.argument("run_ids", type=int, nargs=-1, required=True)
+@click.argument("run_ids", type=POSITIVE, nargs=-1, required=True)
 @click.option("--tag", "tags", multiple=True, required=True, help="Tag (repeatable).")
 @click.option("--remove", is_flag=True, help="Remove the tags instead.")
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)

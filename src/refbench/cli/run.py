@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import (
+    CONTEXT,
+    COUNT,
+    OUT_DIR,
+    PATH,
+    POSITIVE,
+    SEED,
+    print_json,
+    transactional,
+)
 
 RUN_EXAMPLE = (
     "Examples: refbench run --model knowledge-match --data kitmus-suite --out runs/km  |  "
@@ -17,26 +25,14 @@ RUN_EXAMPLE = (
     "cross-encoder:models/ce --data ../shared/data/knowref/test.tsv --out runs/ce")
 
 
-def parse_kv(pairs: tuple[str, ...]) -> dict[str, Any]:
-    from refbench.core.errors import UsageError
-
-    out: dict[str, Any] = {}
-    for item in pairs:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--model-arg expects key=value, got {item!r}")
-        out[key.strip().replace("-", "_")] = value
-    return out
-
-
 @click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
 @click.option("--model", "spec", required=True, help="Model name[:argument] (refbench ls models).")
 @click.option("--data", type=PATH, required=True,
               help="A data file of any supported task, or a KITMUS suite folder.")
 @click.option("--task", default=None, help="Task (inferred from the file when omitted).")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
-@click.option("--limit", type=int, default=None, help="Only the first N instances.")
-@click.option("--out", type=PATH, required=True, help="Folder for predictions and metrics.")
+@click.option("--limit", type=POSITIVE, default=None, help="Only the first N instances.")
+@click.option("--out", type=OUT_DIR, required=True, help="Folder for predictions and metrics.")
 @click.option("--system", default=None,
               help="Name in tables and the store (default: the model spec).")
 @click.option("--store", type=PATH, default=None,
@@ -46,33 +42,45 @@ def parse_kv(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--model-arg", multiple=True, help="Model option key=value (repeatable).")
 @click.option("--input", "input_type", default=None,
               help="AltEntities input type: name, infobox, unshown_background, oracle.")
-@click.option("--max-words", type=int, default=None, help="AltEntities text cut (words).")
+@click.option("--max-words", type=POSITIVE, default=None, help="AltEntities text cut (words).")
+@click.option("--skip-invalid", is_flag=True,
+              help="Skip malformed instances (reported as a count and ids) instead of stopping.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@transactional
 def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | None, out: Path,
             system: str | None, store: Path | None, no_store: bool, model_arg: tuple[str, ...],
-            input_type: str | None, max_words: int | None, as_json: bool, quiet: bool) -> None:
+            input_type: str | None, max_words: int | None, skip_invalid: bool, as_json: bool,
+            quiet: bool) -> None:
     """Run a model on a data set: predictions (answers JSONL with per-candidate scores), the
     task's metrics and provenance in --out, and a row in the results store. Interrupted runs
     resume from the store's prediction cache. A KITMUS suite folder runs every subtask of
-    --split (one run folder each under --out) and prints the paper-style table.
+    --split (one run folder each under --out) and prints the paper-style table. A malformed
+    instance stops the run with an error naming it, unless --skip-invalid (then skipped
+    instances are counted and listed).
     """
-    from refbench.core.registry import MODELS
+    from refbench.core.invalid import InvalidInstances
+    from refbench.core.options import parse_key_values
+    from refbench.models.base import check_model_options
     from refbench.report.text import run_text, suite_run_text
     from refbench.runs.runner import run_model, run_suite
     from refbench.runs.store import Store
 
-    MODELS.canonical(spec.partition(":")[0])
-    options = parse_kv(model_arg)
+    options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
     st = None if no_store else Store(store)
+    invalid = InvalidInstances() if skip_invalid else None
     for note in st.notes if st else ():
         click.echo(note, err=True)
     where = {"store": str(st.path)} if st else {}
     if data.is_dir():
         result = run_suite(spec, data, out, split=split, model_options=options, store=st,
-                           progress=not quiet and not as_json, system=system)
-        click.echo(json.dumps(result, ensure_ascii=False) if as_json
-                   else suite_run_text(result))
+                           progress=not quiet and not as_json, system=system,
+                           on_invalid=invalid)
+        _warn_skipped(invalid)
+        if as_json:
+            print_json(result)
+        else:
+            click.echo(suite_run_text(result))
         return
     reader: dict[str, Any] = trained_reader_options(spec)
     if input_type:
@@ -81,19 +89,33 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
         reader["max_words"] = max_words
     metrics = run_model(spec, data, out, task=task, model_options=options,
                         reader_options=reader, limit=limit, store=st,
-                        progress=not quiet and not as_json, system=system)
-    click.echo(json.dumps(metrics, ensure_ascii=False, default=str) if as_json
-               else run_text({**metrics, **where}))
+                        progress=not quiet and not as_json, system=system,
+                        on_invalid=invalid)
+    _warn_skipped(invalid)
+    for w in metrics.get("warnings", []):
+        click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
+    if as_json:
+        print_json(metrics)
+    else:
+        click.echo(run_text({**metrics, **where}))
+
+
+def _warn_skipped(invalid: Any) -> None:
+    if invalid:
+        click.secho(f"WARNING: {invalid.summary()}", err=True, fg="yellow", bold=True)
 
 
 def trained_reader_options(spec: str) -> dict[str, Any]:
     """How a trained cross-encoder's training data was read (``--input``, ``--max-words``):
     the defaults for running it, so test texts are cut the way training texts were."""
+    from refbench.core.io import load_json_object
+
     name, _, arg = spec.partition(":")
     cfg = Path(arg) / "config.json"
     if name != "cross-encoder" or not arg or not cfg.is_file():
         return {}
-    return dict(json.loads(cfg.read_text()).get("reader") or {})
+    reader = load_json_object(cfg, "model configuration").get("reader") or {}
+    return dict(reader) if isinstance(reader, dict) else {}
 
 
 @click.command("train", context_settings=CONTEXT, epilog=(
@@ -107,24 +129,26 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
               help="Dev data for early stopping (default: 10% held out from --data, whole "
                    "questions where instances share one).")
 @click.option("--task", default=None, help="Task (inferred when omitted).")
-@click.option("--out", type=PATH, required=True, help="Model folder.")
-@click.option("--head", default="joint", show_default=True, help="joint or binary.")
-@click.option("--epochs", type=int, default=3, show_default=True)
-@click.option("--lr", type=float, default=3e-5, show_default=True)
-@click.option("--batch-size", type=int, default=8, show_default=True,
+@click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
+@click.option("--head", type=click.Choice(["joint", "binary"]), default="joint",
+              show_default=True, help="joint or binary.")
+@click.option("--epochs", type=POSITIVE, default=3, show_default=True)
+@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=3e-5,
+              show_default=True)
+@click.option("--batch-size", type=POSITIVE, default=8, show_default=True,
               help="Instances per step (each brings all its candidates).")
-@click.option("--max-length", type=int, default=128, show_default=True)
-@click.option("--evidence-words", type=int, default=60, show_default=True,
+@click.option("--max-length", type=POSITIVE, default=128, show_default=True)
+@click.option("--evidence-words", type=POSITIVE, default=60, show_default=True,
               help="Words of description selected per candidate (free-text tasks).")
-@click.option("--max-words", type=int, default=None, help="AltEntities text cut (words).")
-@click.option("--max-steps", type=int, default=None, help="Stop after this many steps.")
-@click.option("--eval-every", type=int, default=None,
+@click.option("--max-words", type=POSITIVE, default=None, help="AltEntities text cut (words).")
+@click.option("--max-steps", type=POSITIVE, default=None, help="Stop after this many steps.")
+@click.option("--eval-every", type=POSITIVE, default=None,
               help="Also score dev every N steps and before the first (keep the best).")
-@click.option("--patience", type=int, default=2, show_default=True,
+@click.option("--patience", type=COUNT, default=2, show_default=True,
               help="Dev evaluations without a gain before stopping.")
-@click.option("--freeze-layers", type=int, default=0, show_default=True,
+@click.option("--freeze-layers", type=COUNT, default=0, show_default=True,
               help="Keep the embeddings and the lowest N encoder layers fixed.")
-@click.option("--seed", type=int, default=13, show_default=True)
+@click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")

@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json, split_list
+from refbench.cli.common import CONTEXT, COUNT, PATH, POSITIVE, SEED, print_json, split_list
+from refbench.core.inputs import format_name
 
 ANNOTATORS_HELP = "How many annotators (ann1..annN), or their names: alice,bob."
 OVERLAP_HELP = "Annotators per item (default: every annotator answers every item)."
@@ -52,8 +53,8 @@ def _common(f: F) -> F:
     """The options every ``study create`` command shares."""
     for opt in reversed([
         click.option("--annotators", default="3", show_default=True, help=ANNOTATORS_HELP),
-        click.option("--overlap", type=int, default=None, help=OVERLAP_HELP),
-        click.option("--seed", type=int, default=0, show_default=True),
+        click.option("--overlap", type=POSITIVE, default=None, help=OVERLAP_HELP),
+        click.option("--seed", type=SEED, default=0, show_default=True),
         click.option("--out", type=PATH, required=True, help="The study file to write."),
         click.option("--overwrite", is_flag=True, help="Replace an existing study file."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
@@ -69,10 +70,10 @@ def _common(f: F) -> F:
     "--out k.sqlite"))
 @click.option("--data", type=PATH, multiple=True, required=True,
               help="A KITMUS suite folder or any choice data file refbench reads (repeatable).")
-@click.option("--n", "n", type=int, default=40, show_default=True, help="Instances to ask about.")
+@click.option("--n", "n", type=POSITIVE, default=40, show_default=True, help="Instances to ask about.")
 @click.option("--conditions", default="with-knowledge,without-knowledge", show_default=True,
               help="Show the knowledge text (with-knowledge), leave it out, or both.")
-@click.option("--gold-checks", type=int, default=4, show_default=True,
+@click.option("--gold-checks", type=COUNT, default=4, show_default=True,
               help="Extra flagged items with the knowledge text, to check attention.")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
 @_common
@@ -96,7 +97,7 @@ def create_kitmus(data: tuple[Path, ...], n: int, conditions: str, gold_checks: 
     "books/test.json.gz --n 50 --method similar-description --annotators 2 --out ae.sqlite"))
 @click.option("--data", type=PATH, multiple=True, required=True,
               help="Entities JSONL or AltEntities JSON files (repeatable).")
-@click.option("--n", "n", type=int, default=50, show_default=True, help="Questions to ask.")
+@click.option("--n", "n", type=POSITIVE, default=50, show_default=True, help="Questions to ask.")
 @click.option("--method", default="uniform", show_default=True, help="uniform, same-name, "
               "similar-title, similar-description, similar-infobox (as sample-pairs).")
 @click.option("--domain", default=None, help="Only entities of this domain.")
@@ -126,7 +127,7 @@ def create_altentities(data: tuple[Path, ...], n: int, method: str, domain: str 
     "--out tne.sqlite"))
 @click.option("--data", type=PATH, required=True, help="A TNE file (its NPs), or texts: a .txt "
               "file, a folder of .txt files, or JSONL with id and text (NPs from the chunker).")
-@click.option("--n", "n", type=int, default=10, show_default=True, help="Documents.")
+@click.option("--n", "n", type=POSITIVE, default=10, show_default=True, help="Documents.")
 @_common
 def create_tne(data: Path, n: int, annotators: str, overlap: int | None, seed: int, out: Path,
                overwrite: bool, as_json: bool) -> None:
@@ -145,7 +146,7 @@ def create_tne(data: Path, n: int, annotators: str, overlap: int | None, seed: i
 @click.argument("study_file", type=PATH)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on (loopback unless you mean otherwise).")
-@click.option("--port", type=int, default=8000, show_default=True, help="0 picks a free port.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
 def serve(study_file: Path, host: str, port: int) -> None:
     """Serve a study: prints one link per annotator (their token is in it) and the admin link.
     Every answer is written to the study file as it is given."""
@@ -193,7 +194,7 @@ def agreement(source: Path, as_json: bool) -> None:
     condition; for TNE, pairwise CoNLL coreference F1 and link F1 / IPrep-Acc."""
     from refbench.studies.report import csv_agreement, format_report, study_agreement
 
-    name = source.name[:-3] if source.name.endswith(".gz") else source.name
+    name = format_name(source)
     report = csv_agreement(source) if name.endswith(".csv") else study_agreement(source)
     if as_json:
         print_json(report)

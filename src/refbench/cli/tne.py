@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.cli.common import (
+    CONTEXT,
+    OUT_DIR,
+    OUT_FILE,
+    PATH,
+    POSITIVE,
+    SEED,
+    print_json,
+    transactional,
+)
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench tne baseline combined --data "
@@ -24,8 +33,9 @@ def tne() -> None:
 @click.option("--out", type=PATH, required=True,
               help="Predictions file (or a folder when NAME is 'all').")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
-@click.option("--seed", type=int, default=0, show_default=True, help="For title-random.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="For title-random.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@transactional
 def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
              as_json: bool) -> None:
     """Run one of the paper's deterministic baselines (title-first, title-last, title-random,
@@ -34,6 +44,7 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
     beside the paper's Table 4 (labelled test set). Surface-expand and the combined rows do not
     reproduce Table 4 under any reading tried: see docs/tne-baselines.md."""
     from refbench.core.errors import UsageError
+    from refbench.core.io import check_output_dir, check_output_file
     from refbench.tasks.tne.baselines import (
         BASELINES,
         paper_row,
@@ -41,7 +52,7 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
         with_oracle_prepositions,
     )
     from refbench.tasks.tne.predictions import write_predictions
-    from refbench.tasks.tne.read import read_tne
+    from refbench.tasks.tne.read import read_documents
 
     names = list(BASELINES) if name == "all" else [name]
     for n in names:
@@ -49,8 +60,11 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
             raise UsageError(f"unknown baseline {n!r}; choose from {', '.join(BASELINES)}, all")
     from tqdm import tqdm
 
-    # progress bars on a terminal only (tqdm's disable=None)
-    docs = list(tqdm(read_tne(data), desc="reading", unit=" docs", leave=False, disable=None))
+    if name == "all":
+        check_output_dir(out)
+    else:
+        check_output_file(out)
+    docs = read_documents(data, progress=True)
     labelled = all(d.relations is not None for d in docs)
     report = {}
     for n in tqdm(names, desc="baselines", leave=False, disable=None):
@@ -106,20 +120,20 @@ def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
     "leaderboard  |  refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl "
     "--gold ../shared/data/tne/dev.jsonl.gz --to leaderboard"))
 @click.argument("src", type=PATH)
-@click.argument("dst", type=PATH)
+@click.argument("dst", type=OUT_FILE)
 @click.option("--gold", type=PATH, required=True, help="The documents (NP order and ids).")
-@click.option("--to", "target", default="leaderboard", show_default=True,
-              help="leaderboard or refbench.")
+@click.option("--to", "target", type=click.Choice(["leaderboard", "refbench"]),
+              default="leaderboard", show_default=True, help="leaderboard or refbench.")
 def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
     """Convert predictions between refbench JSONL and the leaderboard format (n x n preposition
     ids). SRC may also be the gold documents themselves (gold to leaderboard answers)."""
     from refbench.core.errors import UsageError
     from refbench.tasks.tne.predictions import gold_relations, read_predictions, write_predictions
-    from refbench.tasks.tne.read import read_tne
+    from refbench.tasks.tne.read import read_documents
 
     if target not in ("leaderboard", "refbench"):
         raise UsageError("--to must be leaderboard or refbench")
-    docs = list(read_tne(gold))
+    docs = read_documents(gold)
     if src.resolve() == gold.resolve():
         rels = [gold_relations(d) for d in docs]
     else:
@@ -137,11 +151,15 @@ def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
     """Base noun phrases as TNE defines them (pronouns dropped, time/measure NPs flagged)."""
-    from refbench.core.errors import UsageError
+    from refbench.core.errors import RefbenchError, UsageError
     from refbench.tasks.tne.chunker import chunk_texts
 
     if file is not None:
-        text = file.read_text(encoding="utf-8")
+        from refbench.core.io import read_text
+
+        text = read_text(file)
+        if not text.strip():
+            raise RefbenchError("the file is empty", path=file)
     if not text:
         raise UsageError("give TEXT or --file")
     chunks = next(chunk_texts([text]))
@@ -160,11 +178,13 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
 @click.option("--data", type=PATH, required=True, help="Labelled TNE documents (any release).")
 @click.option("--dev", type=PATH, default=None,
               help="Documents for early stopping (default: the last 10% of --data).")
-@click.option("--out", type=PATH, required=True, help="Model folder.")
-@click.option("--head", default="coupled", show_default=True, help="coupled or decoupled.")
-@click.option("--epochs", type=int, default=3, show_default=True)
-@click.option("--lr", type=float, default=5e-5, show_default=True, help="Encoder rate.")
-@click.option("--seed", type=int, default=13, show_default=True)
+@click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
+@click.option("--head", type=click.Choice(["coupled", "decoupled"]), default="coupled",
+              show_default=True, help="coupled or decoupled.")
+@click.option("--epochs", type=POSITIVE, default=3, show_default=True)
+@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=5e-5,
+              show_default=True, help="Encoder rate.")
+@click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.pt.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
 def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: float,
@@ -172,11 +192,11 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     """Train the span-pair model (MiniLM encoder, NP = first + last token vectors, anchor and
     complement MLPs, pair MLP; multi-label targets) on the CPU, with checkpoints and resume."""
     from refbench.tasks.tne.model import train_tne
-    from refbench.tasks.tne.read import read_tne
+    from refbench.tasks.tne.read import read_documents
 
-    docs = list(read_tne(data))
+    docs = read_documents(data)
     if dev is not None:
-        dev_docs = list(read_tne(dev))
+        dev_docs = read_documents(dev)
     else:
         cut = max(1, len(docs) // 10)
         docs, dev_docs = docs[:-cut], docs[-cut:]
@@ -194,16 +214,16 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     "--out pred.jsonl"))
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
 @click.option("--data", type=PATH, required=True, help="TNE documents.")
-@click.option("--out", type=PATH, required=True, help="Predictions (JSONL).")
+@click.option("--out", type=OUT_FILE, required=True, help="Predictions (JSONL).")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
 @click.option("--scores", is_flag=True, help="Include per-pair preposition scores (large).")
 def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: bool) -> None:
     """Predict the NP relations of every document."""
     from refbench.tasks.tne.model import TneModel
     from refbench.tasks.tne.predictions import write_predictions
-    from refbench.tasks.tne.read import read_tne
+    from refbench.tasks.tne.read import read_documents
 
-    docs = list(read_tne(data))
+    docs = read_documents(data)
     results = TneModel(model_dir).predict(docs, progress=True)
     n = write_predictions(docs, [r for r, _ in results], out, leaderboard=leaderboard,
                           scores=[s for _, s in results] if scores else None)

@@ -7,6 +7,7 @@ traceback. Codes are stable so that users can look them up and tests can assert 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 # Numbered error kinds. Keep numbers stable: they are part of the user interface.
 E_USAGE = 100  # bad command-line usage (unknown name, bad combination of options)
@@ -37,6 +38,11 @@ class RefbenchError(Exception):
         self.item = item
         super().__init__(self.render())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Errors cross process boundaries (generator and miner workers): rebuild them with their
+        # fields, not from the rendered text, so the message is not prefixed twice.
+        return (_rebuild, (type(self), self.message, self.code, self.path, self.line, self.item))
+
     def where(self) -> str:
         parts: list[str] = []
         if self.path is not None:
@@ -51,6 +57,13 @@ class RefbenchError(Exception):
         where = self.where()
         prefix = f"error E{self.code}"
         return f"{prefix}: {where}: {self.message}" if where else f"{prefix}: {self.message}"
+
+
+def _rebuild(cls: type[RefbenchError], message: str, code: int, path: str | None,
+             line: int | None, item: str | None) -> RefbenchError:
+    exc = cls.__new__(cls)
+    RefbenchError.__init__(exc, message, code=code, path=path, line=line, item=item)
+    return exc
 
 
 class UsageError(RefbenchError):

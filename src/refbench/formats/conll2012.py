@@ -8,11 +8,12 @@ brackets, a document never closed) is a :class:`RefbenchError` naming the file a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.core.invalid import InvalidInstances, reject
 from refbench.core.io import open_text
 from refbench.core.types import Mention
 
@@ -33,82 +34,103 @@ class ConllDocument:
         return " ".join(w for w, _ in self.sentences[m.sentence][m.start:m.end + 1])
 
 
-def read_conll(path: str | Path, *, min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
-    """Stream the documents of a CoNLL-2012 file (constant memory per document)."""
-    try:
-        with open_text(path) as fh:
-            yield from _parse(fh, path, min_columns)
-    except UnicodeDecodeError as exc:
-        raise RefbenchError(f"not UTF-8 text ({exc.reason})", path=path) from None
-    except FileNotFoundError:
-        raise RefbenchError("file not found", path=path) from None
+def read_conll(path: str | Path, *, min_columns: int = MIN_COLUMNS,
+               on_invalid: InvalidInstances | None = None) -> Iterator[ConllDocument]:
+    """Stream the documents of a CoNLL-2012 file (constant memory per document).
+
+    With ``on_invalid`` (``--skip-invalid``) a malformed document is recorded and skipped up
+    to its ``#end document``; without it, it is an error.
+    """
+    with open_text(path) as fh:
+        yield from _parse(fh.numbered(), path, min_columns, on_invalid)
 
 
 def parse_conll_text(text: str, *, path: str | Path, min_columns: int = MIN_COLUMNS
                      ) -> list[ConllDocument]:
     """The documents of CoNLL-2012 text held in memory (``path`` names it in errors)."""
-    return list(_parse(text.splitlines(), path, min_columns))
+    return list(_parse(enumerate(text.splitlines(), start=1), path, min_columns, None))
 
 
-def _parse(lines: Iterable[str], path: str | Path, min_columns: int) -> Iterator[ConllDocument]:
+def _parse(lines: Iterator[tuple[int, str]], path: str | Path, min_columns: int,
+           on_invalid: InvalidInstances | None) -> Iterator[ConllDocument]:
     doc: ConllDocument | None = None
     sentence: list[tuple[str, str]] = []
     open_spans: dict[int, list[tuple[int, int]]] = {}
     n_cols = 0
     number = 0
-    for number, raw in enumerate(lines, start=1):
+    skipping = False  # after a malformed document: up to its end (or the next begin)
+    for number, raw in lines:
         line = raw.rstrip("\r\n")
-        if not line or line.isspace():
-            if doc is not None and sentence:
-                doc.sentences.append(sentence)
-                sentence = []
-            continue
-        if line[0] == "#":
-            if line.startswith("#begin document"):
-                if doc is not None:
-                    raise RefbenchError(f"document {doc.doc_id!r} (line {doc.first_line}) was "
-                                        "not closed by #end document", path=path, line=number)
-                m = _BEGIN.match(line)
-                if not m:
-                    raise RefbenchError("expected '#begin document (<id>); part <n>'",
-                                        path=path, line=number)
-                doc = ConllDocument(m.group(1), int(m.group(2)), first_line=number)
-                sentence, open_spans, n_cols = [], {}, 0
-            elif line.startswith("#end document"):
-                if doc is None:
-                    raise RefbenchError("#end document without #begin document", path=path,
-                                        line=number)
-                if sentence:
+        if skipping:
+            if line.startswith("#end document"):
+                skipping = False
+                continue
+            if not _BEGIN.match(line):
+                continue
+            skipping = False
+        try:
+            if not line or line.isspace():
+                if doc is not None and sentence:
                     doc.sentences.append(sentence)
-                dangling = [k for k, v in open_spans.items() if v]
-                if dangling:
-                    raise RefbenchError(f"unbalanced coreference brackets: cluster(s) "
-                                        f"{', '.join(map(str, dangling))} opened but never closed",
-                                        path=path, line=number, item=doc.doc_id)
-                for spans in doc.clusters.values():
-                    spans.sort()
-                yield doc
-                doc, sentence = None, []
-            continue
-        if doc is None:
-            raise RefbenchError("token line outside a document", path=path, line=number)
-        cols = line.split()
-        if len(cols) != n_cols:
-            if len(cols) < min_columns:
-                raise RefbenchError(f"expected at least {min_columns} columns, found {len(cols)}",
-                                    path=path, line=number, item=doc.doc_id)
-            if n_cols:
-                raise RefbenchError(f"expected {n_cols} columns as in the rest of the document, "
-                                    f"found {len(cols)}", path=path, line=number,
-                                    item=doc.doc_id)
-            n_cols = len(cols)
-        coref = cols[-1]
-        if coref != "-" and coref != "_":
-            _coref(doc, coref, len(doc.sentences), len(sentence), open_spans, path, number)
-        sentence.append((cols[3], cols[4]))
+                    sentence = []
+                continue
+            if line[0] == "#":
+                if line.startswith("#begin document"):
+                    if doc is not None:
+                        raise RefbenchError(f"document {doc.doc_id!r} (line {doc.first_line}) "
+                                            "was not closed by #end document", path=path,
+                                            line=number, item=doc.doc_id)
+                    m = _BEGIN.match(line)
+                    if not m:
+                        raise RefbenchError("expected '#begin document (<id>); part <n>'",
+                                            path=path, line=number)
+                    doc = ConllDocument(m.group(1), int(m.group(2)), first_line=number)
+                    sentence, open_spans, n_cols = [], {}, 0
+                elif line.startswith("#end document"):
+                    if doc is None:
+                        raise RefbenchError("#end document without #begin document", path=path,
+                                            line=number)
+                    if sentence:
+                        doc.sentences.append(sentence)
+                    dangling = [k for k, v in open_spans.items() if v]
+                    if dangling:
+                        raise RefbenchError(f"unbalanced coreference brackets: cluster(s) "
+                                            f"{', '.join(map(str, dangling))} opened but never "
+                                            "closed", path=path, line=number, item=doc.doc_id)
+                    for spans in doc.clusters.values():
+                        spans.sort()
+                    yield doc
+                    doc, sentence = None, []
+                continue
+            if doc is None:
+                raise RefbenchError("token line outside a document", path=path, line=number)
+            cols = line.split()
+            if len(cols) != n_cols:
+                if len(cols) < min_columns:
+                    raise RefbenchError(f"expected at least {min_columns} columns, found "
+                                        f"{len(cols)}", path=path, line=number, item=doc.doc_id)
+                if n_cols:
+                    raise RefbenchError(f"expected {n_cols} columns as in the rest of the "
+                                        f"document, found {len(cols)}", path=path, line=number,
+                                        item=doc.doc_id)
+                n_cols = len(cols)
+            coref = cols[-1]
+            if coref != "-" and coref != "_":
+                _coref(doc, coref, len(doc.sentences), len(sentence), open_spans, path, number)
+            sentence.append((cols[3], cols[4]))
+        except RefbenchError as exc:
+            reject(on_invalid, exc, item=exc.item)  # raises unless skipping
+            sentence, open_spans, n_cols = [], {}, 0
+            m = _BEGIN.match(line)
+            if m and doc is not None:  # the previous document was never closed: this one is new
+                doc = ConllDocument(m.group(1), int(m.group(2)), first_line=number)
+            else:
+                skipping = not line.startswith("#end document")
+                doc = None
     if doc is not None:
-        raise RefbenchError(f"document {doc.doc_id!r} (line {doc.first_line}) was not closed "
-                            "by #end document", path=path, line=number)
+        reject(on_invalid, RefbenchError(f"document {doc.doc_id!r} (line {doc.first_line}) was "
+                                         "not closed by #end document", path=path, line=number,
+                                         item=doc.doc_id), item=doc.doc_id)
 
 
 def _coref(doc: ConllDocument, coref: str, s_idx: int, t_idx: int,

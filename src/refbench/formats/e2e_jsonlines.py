@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
+from refbench.core.records import Record, Where, check_int, check_list, check_str
 from refbench.core.types import Mention
 from refbench.formats.conll2012 import ConllDocument
 
@@ -53,41 +55,45 @@ class JsonlinesDocument:
                                                for sent in self.sentences], clusters, self.line)
 
 
-def _clusters(
-    value: Any, *, path: Path | str, line: int, key: str, n_words: int
-) -> list[list[Span]]:
-    if not isinstance(value, list):
-        raise RefbenchError(f"'{key}' must be a list of clusters", path=path, line=line)
+def _clusters(rec: Record, key: str, n_words: int) -> list[list[Span]]:
     out = []
-    for cluster in value:
+    for c, cluster in enumerate(rec.items(key)):
         spans = []
-        for span in cluster if isinstance(cluster, list) else [None]:
-            if (not isinstance(span, list) or len(span) != 2
-                    or not all(isinstance(x, int) for x in span)):
-                raise RefbenchError(f"'{key}' holds {span!r}; expected [start, end]", path=path,
-                                    line=line)
-            if not 0 <= span[0] <= span[1] < n_words:
-                raise RefbenchError(f"'{key}' span {span} lies outside the {n_words} tokens",
-                                    path=path, line=line)
-            spans.append((span[0], span[1]))
+        for k, span in enumerate(check_list(cluster, f"{key}[{c}]", rec.where)):
+            name = f"{key}[{c}][{k}]"
+            a, b = (check_int(x, name, rec.where, min=0) for x in
+                    check_list(span, name, rec.where, length=2))
+            if not a <= b < n_words:
+                raise rec.where.error(f"field {name!r}: span [{a}, {b}] lies outside the "
+                                      f"{n_words} tokens")
+            spans.append((a, b))
         out.append(spans)
     return out
 
 
-def read_jsonlines(path: str | Path) -> Iterator[JsonlinesDocument]:
-    for line, obj in read_jsonl(path):
-        if "doc_key" not in obj or "sentences" not in obj:
-            raise RefbenchError("expected 'doc_key' and 'sentences'", path=path, line=line)
-        sentences = obj["sentences"]
-        if not isinstance(sentences, list) or not all(isinstance(s, list) for s in sentences):
-            raise RefbenchError("'sentences' must be a list of token lists", path=path, line=line)
-        n_words = sum(len(s) for s in sentences)
-        clusters = _clusters(obj.get("clusters", []), path=path, line=line, key="clusters",
-                             n_words=n_words)
-        predicted = (_clusters(obj["predicted_clusters"], path=path, line=line,
-                               key="predicted_clusters", n_words=n_words)
-                     if "predicted_clusters" in obj else None)
-        yield JsonlinesDocument(str(obj["doc_key"]), sentences, clusters, predicted, line)
+def jsonlines_document(obj: Any, *, path: Path | str, line: int) -> JsonlinesDocument:
+    """One line, its shape checked: doc_key, sentences of string tokens, clusters of
+    [start, end] spans inside the document."""
+    rec = Record(obj, Where(path, line))
+    rec = Record(obj, Where(path, line, rec.text("doc_key")))
+    sentences = [check_list(s, f"sentences[{i}]", rec.where)
+                 for i, s in enumerate(rec.items("sentences"))]
+    for i, sent in enumerate(sentences):
+        for j, w in enumerate(sent):
+            check_str(w, f"sentences[{i}][{j}]", rec.where)
+    n_words = sum(len(s) for s in sentences)
+    clusters = _clusters(rec, "clusters", n_words) if rec.has("clusters") else []
+    predicted = _clusters(rec, "predicted_clusters", n_words) \
+        if "predicted_clusters" in obj else None
+    return JsonlinesDocument(rec.text("doc_key"), sentences, clusters, predicted, line)
+
+
+def read_jsonlines(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                   ) -> Iterator[JsonlinesDocument]:
+    """The documents of a file; with ``on_invalid`` (``--skip-invalid``) a malformed one is
+    recorded and skipped."""
+    yield from parse_jsonl(path, lambda obj, line: jsonlines_document(obj, path=path, line=line),
+                           on_invalid=on_invalid, id_key="doc_key")
 
 
 def format_jsonlines(doc_key: str, sentences: Sequence[Sequence[str]],

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.core.invalid import InvalidInstances, parse_each
 from refbench.core.io import read_lines
 from refbench.formats.tsv import read_tsv, split_tsv_line
 
@@ -45,34 +46,49 @@ class GapRow:
     line: int
 
 
-def _bool(value: str, *, path: Path | str, line: int, column: str) -> bool:
+def _bool(value: str, *, path: Path | str, line: int, column: str, item: str) -> bool:
     v = value.strip().upper()
     if v not in ("TRUE", "FALSE"):
         raise RefbenchError(f"{column} must be TRUE or FALSE, found {value!r}", path=path,
-                            line=line)
+                            line=line, item=item)
     return v == "TRUE"
 
 
-def read_gap(path: str | Path) -> Iterator[GapRow]:
-    _, rows = read_tsv(path, required=GAP_COLUMNS, quoted=True, what="GAP")
-    for number, row in rows:
-        try:
-            offsets = [int(row[c]) for c in ("Pronoun-offset", "A-offset", "B-offset")]
-        except ValueError:
-            raise RefbenchError("offsets must be integers", path=path, line=number,
-                                item=row["ID"]) from None
-        text = row["Text"]
-        for name, off in zip(("Pronoun", "A", "B"), offsets, strict=True):
-            if text[off:off + len(row[name])] != row[name]:
-                raise RefbenchError(
-                    f"{name}-offset {off} does not point at {row[name]!r} in Text "
-                    f"(found {text[off:off + len(row[name])]!r})",
-                    path=path, line=number, item=row["ID"])
-        yield GapRow(row["ID"], text, row["Pronoun"], offsets[0], row["A"], offsets[1],
-                     _bool(row["A-coref"], path=path, line=number, column="A-coref"),
-                     row["B"], offsets[2],
-                     _bool(row["B-coref"], path=path, line=number, column="B-coref"),
-                     row.get("URL", ""), number)
+def parse_offset(value: str, column: str, *, path: Path | str, line: int, item: str) -> int:
+    """A character offset: a non-negative integer (``-198`` would silently count from the
+    end of the text)."""
+    v = value.strip()
+    if not v.isdigit():
+        raise RefbenchError(f"{column} must be a non-negative integer, found {value!r}",
+                            path=path, line=line, item=item)
+    return int(v)
+
+
+def gap_row(number: int, row: dict[str, str], *, path: Path | str) -> GapRow:
+    """One gold row, checked: offsets are non-negative and point at the named strings."""
+    item = row["ID"]
+    offsets = [parse_offset(row[c], c, path=path, line=number, item=item)
+               for c in ("Pronoun-offset", "A-offset", "B-offset")]
+    text = row["Text"]
+    for name, off in zip(("Pronoun", "A", "B"), offsets, strict=True):
+        if not row[name] or text[off:off + len(row[name])] != row[name]:
+            raise RefbenchError(
+                f"{name}-offset {off} does not point at {row[name]!r} in Text "
+                f"(found {text[off:off + len(row[name])]!r})", path=path, line=number, item=item)
+    return GapRow(item, text, row["Pronoun"], offsets[0], row["A"], offsets[1],
+                  _bool(row["A-coref"], path=path, line=number, column="A-coref", item=item),
+                  row["B"], offsets[2],
+                  _bool(row["B-coref"], path=path, line=number, column="B-coref", item=item),
+                  row.get("URL", ""), number)
+
+
+def read_gap(path: str | Path, *, on_invalid: InvalidInstances | None = None
+             ) -> Iterator[GapRow]:
+    """Gold rows; a malformed row is an error, or with ``on_invalid`` skipped and recorded."""
+    _, rows = read_tsv(path, required=GAP_COLUMNS, quoted=True, what="GAP",
+                       on_invalid=on_invalid)
+    return parse_each(((row["ID"], (n, row)) for n, row in rows),
+                      lambda x: gap_row(x[0], x[1], path=path), on_invalid)
 
 
 SYSTEM_COLUMNS = ("ID", "A-coref", "B-coref")
@@ -92,7 +108,7 @@ def read_gap_system(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
     for number, line in read_lines(path):
         if not line.strip():
             continue
-        cells = split_tsv_line(line, quoted=True)
+        cells = split_tsv_line(line, quoted=True, path=path, number=number)
         if header is None:
             if all(c in cells for c in SYSTEM_COLUMNS):
                 header = cells

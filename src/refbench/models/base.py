@@ -1,8 +1,10 @@
 """What every choice model provides, and how a model is built from its registry name.
 
 A model spec is ``name`` or ``name:argument`` (a checkpoint folder, a model path, an endpoint
-model name); further options come as ``key=value`` pairs. A model's fingerprint names everything
-its predictions depend on, and keys the prediction cache.
+model name); further options come as ``key=value`` pairs, which each model declares in
+``OPTIONS`` (name, type, default, bounds) and reads back typed with :meth:`ChoiceModel.option`:
+an undeclared key or a value of the wrong type is a usage error before anything runs. A model's
+fingerprint names everything its predictions depend on, and keys the prediction cache.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from refbench.core.options import Option, parse_options
 from refbench.core.types import ChoiceInstance
 
 
@@ -39,10 +42,18 @@ class ChoiceModel(ABC):
 
     name: str = "model"
     batch_size: int = 64
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()  # the --model-arg keys this model accepts
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         self.argument = argument
-        self.options = options
+        # Only the options given (typed), so a default never changes the fingerprint.
+        self.options = parse_options(f"model {self.name}", self.OPTIONS, options)
+
+    def option(self, name: str) -> Any:
+        """A declared option's value: the one given, else its default."""
+        if name in self.options:
+            return self.options[name]
+        return next(o.default for o in self.OPTIONS if o.name == name)
 
     def config(self) -> dict[str, Any]:
         return {"name": self.name, "argument": self.argument, "options": self.options}
@@ -82,11 +93,23 @@ def file_fingerprint(path: str | Path) -> str:
     return h.hexdigest()[:16]
 
 
-def build_model(spec: str, options: dict[str, Any] | None = None) -> ChoiceModel:
-    """``name`` or ``name:argument`` from the model registry, plus ``key=value`` options."""
+def model_class(spec: str) -> type[ChoiceModel]:
+    """The class a spec names (``name`` or ``name:argument``), from the model registry."""
     from refbench.core.registry import MODELS
 
-    name, _, argument = spec.partition(":")
-    cls = MODELS.get(name).load()
-    model: ChoiceModel = cls(argument or None, **(options or {}))
+    cls: type[ChoiceModel] = MODELS.get(spec.partition(":")[0]).load()
+    return cls
+
+
+def check_model_options(spec: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The options typed and checked against the model's declaration, before any work starts
+    (an unknown key or a bad value is a usage error naming it)."""
+    cls = model_class(spec)
+    return parse_options(f"model {cls.name}", cls.OPTIONS, options or {})
+
+
+def build_model(spec: str, options: dict[str, Any] | None = None) -> ChoiceModel:
+    """``name`` or ``name:argument`` from the model registry, plus ``key=value`` options."""
+    argument = spec.partition(":")[2]
+    model: ChoiceModel = model_class(spec)(argument or None, **(options or {}))
     return model

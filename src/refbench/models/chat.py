@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput
 
@@ -83,20 +84,28 @@ class _Cache:
 class ChatModel(ChoiceModel):
     name = "llm-chat"
     batch_size = 32
+    OPTIONS = (Option("model", str, "default", "model name (else the spec's argument)"),
+               Option("base_url", str, None, "endpoint, e.g. http://127.0.0.1:8000/v1"),
+               Option("api_key_env", str, "OPENAI_API_KEY", "variable holding the key"),
+               Option("concurrency", int, 4, "parallel requests", min=1),
+               Option("retries", int, 4, "retries per request", min=0),
+               Option("timeout", float, 60.0, "seconds per request", min=0.001),
+               Option("backoff", float, 0.5, "first retry delay (seconds)", min=0),
+               Option("cache", str, None, "SQLite file of responses"))
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
-        self.model = argument or str(options.get("model", "default"))
-        self.base_url = str(options.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+        self.model = argument or str(self.option("model"))
+        self.base_url = str(self.option("base_url") or os.environ.get("OPENAI_BASE_URL")
                             or "http://127.0.0.1:8000/v1").rstrip("/")
-        self.key = os.environ.get(str(options.get("api_key_env", "OPENAI_API_KEY")), "")
-        self.concurrency = int(options.get("concurrency", 4))
-        self.retries = int(options.get("retries", 4))
-        self.timeout = float(options.get("timeout", 60))
-        self.backoff = float(options.get("backoff", 0.5))
+        self.key = os.environ.get(str(self.option("api_key_env")), "")
+        self.concurrency = int(self.option("concurrency"))
+        self.retries = int(self.option("retries"))
+        self.timeout = float(self.option("timeout"))
+        self.backoff = float(self.option("backoff"))
         from refbench.runs.store import default_store_path
 
-        cache = options.get("cache") or default_store_path().with_name("chat-cache.sqlite")
+        cache = self.option("cache") or default_store_path().with_name("chat-cache.sqlite")
         self.cache = _Cache(Path(cache))
 
     def config(self) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
 from refbench.models.encoder import (
@@ -185,6 +186,11 @@ def build_network(head: str, seed: int) -> Any:
 class CrossEncoderModel(ChoiceModel):
     name = "cross-encoder"
     batch_size = 32
+    OPTIONS = (Option("head", str, "joint", "joint or binary", choices=HEADS),
+               Option("max_length", int, 128, "word pieces per pair", min=1),
+               Option("evidence_words", int, DEFAULT_EVIDENCE_WORDS,
+                      "description words selected per candidate", min=1),
+               Option("seed", int, 0, "seed of an untrained head"))
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
@@ -193,11 +199,8 @@ class CrossEncoderModel(ChoiceModel):
 
         quiet_transformers()
         self.dir = Path(argument) if argument else None
-        cfg: dict[str, Any] = {"head": options.get("head", "joint"),
-                               "max_length": int(options.get("max_length", 128)),
-                               "evidence_words": int(options.get("evidence_words",
-                                                                 DEFAULT_EVIDENCE_WORDS)),
-                               "seed": int(options.get("seed", 0))}
+        cfg: dict[str, Any] = {k: self.option(k) for k in
+                               ("head", "max_length", "evidence_words", "seed")}
         if self.dir is not None:
             cfg_path = self.dir / "config.json"
             if not cfg_path.is_file():

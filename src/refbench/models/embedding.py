@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax
 from refbench.models.encoder import SentenceEncoder, minilm_path
@@ -15,10 +16,11 @@ from refbench.models.text import candidate_evidence, marked_expression_sentence
 
 class EmbeddingModel(ChoiceModel):
     name = "embedding"
+    OPTIONS = (Option("max_length", int, 256, "word pieces per text", min=1),)
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
-        self.encoder = SentenceEncoder(max_length=int(options.get("max_length", 256)))
+        self.encoder = SentenceEncoder(max_length=int(self.option("max_length")))
 
     def config(self) -> dict[str, Any]:
         return {**super().config(), "weights": str(minilm_path().name)}

@@ -7,6 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax
 
@@ -15,10 +16,11 @@ class RandomModel(ChoiceModel):
     """Uniform choice, seeded per instance (so a subset gives the same answers)."""
 
     name = "random"
+    OPTIONS = (Option("seed", int, 0, "random seed"),)
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
-        self.seed = int(options.get("seed", 0))
+        self.seed = int(self.option("seed"))
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
         out = []

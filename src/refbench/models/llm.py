@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
 from refbench.models.encoder import quiet_transformers
@@ -56,6 +57,7 @@ def scoring_requests(inst: ChoiceInstance) -> list[tuple[str, str]]:
 class LoglikModel(ChoiceModel):
     name = "llm-loglik"
     batch_size = 8
+    OPTIONS = (Option("max_length", int, 512, "tokens per scored sequence", min=1),)
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
@@ -65,7 +67,7 @@ class LoglikModel(ChoiceModel):
         torch.manual_seed(0)
 
         quiet_transformers()
-        self.max_length = int(options.get("max_length", 512))
+        self.max_length = int(self.option("max_length"))
         if argument:
             where, kwargs = str(argument), {}
             self._weights = file_fingerprint(argument)

@@ -166,11 +166,23 @@ def plot_tne_confusion(result: dict[str, Any], out: str | Path, *,
 
 
 def save_figure(fig: Any, out: str | Path, *, dpi: int = 110) -> None:
-    """Write a PNG via a temporary sibling renamed into place, then close the figure."""
+    """Write the figure atomically (see :func:`refbench.core.io.atomic_path`), then close it;
+    the image format comes from the file name's extension."""
+    from refbench.core.errors import OutputError
+    from refbench.core.io import atomic_path, output_error
+
     plt = _pyplot()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=dpi)
-    plt.close(fig)
-    tmp.replace(out)
+    formats = fig.canvas.get_supported_filetypes()
+    try:
+        if out.suffix.lower().lstrip(".") not in formats:
+            raise OutputError(f"cannot draw a {out.suffix or 'extension-less'} file; name it "
+                              f".png, .pdf or .svg (supported: {', '.join(sorted(formats))})",
+                              path=out)
+        with atomic_path(out) as tmp:
+            try:
+                fig.savefig(tmp, dpi=dpi)
+            except OSError as exc:
+                raise output_error(exc, out) from None
+    finally:
+        plt.close(fig)

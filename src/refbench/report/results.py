@@ -7,12 +7,13 @@ where it was not recorded, the split (inferred from the data file's name).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.io import load_json_object
+from refbench.core.records import Record, Where
 from refbench.tasks.choices import infer_split
 
 
@@ -40,16 +41,45 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     out = []
     for given in paths:
         p = _result_file(Path(given))
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise RefbenchError(f"invalid JSON ({exc.msg})", path=p, line=exc.lineno) from None
-        except UnicodeDecodeError:
-            raise RefbenchError("not UTF-8 text", path=p) from None
-        if not isinstance(data, dict) or "task" not in data:
+        data = load_json_object(p, "result object")
+        if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
+        check_result_shape(data, p)
         out.append(_complete(data, str(p)))
     return out
+
+
+_FIGURES = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antecedent_recall",
+            "task_specific_accuracy")
+
+
+def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
+    """The fields a table reads, checked once: a KITMUS suite result's cells, and every cell's
+    system, variant, entity count and figures (numbers or null)."""
+    rec = Record(data, Where(path))
+    rec.string("task")
+    if data.get("task") != "kitmus":
+        return
+    suite = data.get("mode") == "suite"
+    cells = rec.records("cells") if suite else [rec]
+    for c in cells:
+        if suite:
+            c.string("system")
+        else:
+            c.string("system", None)
+        c.string("variant", None)
+        c.integer("n_entities", None, min=1)
+        c.integer("n_runs", None, min=1)
+        c.raw("pronoun_accuracy")
+        for key, value in c.obj.items():
+            if (key in _FIGURES or key.endswith("_std")) and value is not None:
+                c.number(key)
+    if suite:
+        baseline = rec.record("random_baseline", None)
+        for key in baseline.obj if baseline else ():
+            baseline.number(key)
+    elif rec.has("variant"):
+        rec.record("random_baseline").number("pronoun_accuracy")
 
 
 def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | None = None,

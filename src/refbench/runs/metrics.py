@@ -23,19 +23,34 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
                    seed: int = 0) -> dict[str, Any]:
     norm = [o.extra["answer_norm"] for o in outputs] \
         if outputs and all("answer_norm" in o.extra for o in outputs) else None
-    return choice.choice_metrics(task, instances, [o.answer for o in outputs],
-                                 answers_norm=norm, bootstrap=bootstrap, seed=seed)
+    out = choice.choice_metrics(task, instances, [o.answer for o in outputs],
+                                answers_norm=norm, bootstrap=bootstrap, seed=seed)
+    if task == "knowref":
+        from refbench.tasks.knowref.read import absent_candidates_warning
+
+        warning = absent_candidates_warning(instances)
+        if warning:
+            out.setdefault("warnings", []).append(warning)
+    return out
 
 
 def task_metrics(task: str, data: Path, predictions: Path,
                  instances: Sequence[ChoiceInstance],
-                 outputs: Sequence[ModelOutput]) -> dict[str, Any]:
+                 outputs: Sequence[ModelOutput], *, skip_invalid: bool = False
+                 ) -> dict[str, Any]:
     """The task's own scorer on the run's predictions (KITMUS evaluator, GAP scorer, KnowRef
-    decisions); intervals merge into the run's ``ci95``."""
+    decisions); intervals merge into the run's ``ci95``. ``skip_invalid``: the run skipped
+    malformed instances; the scorer reads the gold again and skips the same ones (already
+    reported by the run)."""
+    from refbench.core.invalid import InvalidInstances
+
+    def again() -> InvalidInstances | None:
+        return InvalidInstances() if skip_invalid else None
+
     if task == "kitmus":
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
-        r = evaluate_files(data, [predictions], bootstrap=1000, seed=0)
+        r = evaluate_files(data, [predictions], bootstrap=1000, seed=0, on_invalid=again())
         keys = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
                 "antecedent_recall", "task_specific_accuracy", "decisions", "ci95",
                 "random_baseline", "variant", "n_entities")
@@ -44,10 +59,10 @@ def task_metrics(task: str, data: Path, predictions: Path,
         from refbench.tasks.gap.evaluate import gap_answer_scores
 
         return gap_answer_scores(data, instances, [o.answer for o in outputs],
-                                 pred=str(predictions))
+                                 pred=str(predictions), on_invalid=again())
     if task == "knowref":
         from refbench.tasks.knowref.metrics import evaluate_knowref
 
-        r = evaluate_knowref(data, predictions)
+        r = evaluate_knowref(data, predictions, on_invalid=again())
         return {k: r[k] for k in ("decisions", "task_specific_accuracy", "coverage")}
     return {}

@@ -19,6 +19,8 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import E_OUTPUT, RefbenchError
+from refbench.core.interrupt import note_kept
+from refbench.core.invalid import InvalidInstances
 from refbench.core.io import atomic_write, write_text_atomic
 from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
@@ -79,6 +81,10 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
                     if exc.kind != "locked":
                         raise
                     state.uncached_batches += 1
+                else:
+                    note_kept(f"predictions for {len(outputs)} of {len(instances)} instances "
+                              f"are cached in {store.path}; run the same command again to "
+                              "resume")
             bar.update(len(chunk))
     state.n_cached = len(cached)
     return [outputs[h] for h in hashes], len(cached)
@@ -139,11 +145,15 @@ def run_model(
     progress: bool = True,
     model: ChoiceModel | None = None,
     system: str | None = None,
+    on_invalid: InvalidInstances | None = None,
 ) -> dict[str, Any]:
+    """``on_invalid`` (``--skip-invalid``): skip malformed instances, and report them in the
+    metrics, instead of stopping at the first."""
     data = Path(data)
     out = Path(out)
     task = task or infer_task(data)
-    instances = list(read_choices(data, task=task, options=reader_options))
+    skipped = InvalidInstances() if on_invalid is not None else None
+    instances = list(read_choices(data, task=task, options=reader_options, on_invalid=skipped))
     if limit is not None:
         instances = instances[:limit]
     if not instances:
@@ -159,11 +169,15 @@ def run_model(
             fh.write(json.dumps({"id": inst.id, **o.to_json()}, ensure_ascii=False) + "\n")
     metrics = choice_metrics(task, instances, outputs)
     if limit is None:
-        extra = task_metrics(task, data, pred_path, instances, outputs)
+        extra = task_metrics(task, data, pred_path, instances, outputs,
+                             skip_invalid=skipped is not None)
         ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
         metrics.update(extra)
         if ci:
             metrics["ci95"] = ci
+    if skipped is not None and on_invalid is not None:
+        metrics.update(skipped.report())
+        on_invalid.skipped.extend(skipped.skipped)
     metrics.update({"model": spec, "system": system or spec,
                     "model_fingerprint": model.fingerprint(), "data": str(data),
                     "split": infer_split(data), "limit": limit,
@@ -181,7 +195,8 @@ def run_model(
 
 def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
               model_options: dict[str, Any] | None = None, store: Store | None = None,
-              progress: bool = True, system: str | None = None) -> dict[str, Any]:
+              progress: bool = True, system: str | None = None,
+              on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     """Run one model on every subtask of a KITMUS suite; returns a suite result (table)."""
     from refbench.tasks.kitmus.suite_eval import SUITE_RESULTS, find_gold
 
@@ -191,7 +206,8 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
     random_row = {}
     for (variant, n), gold in find_gold(suite, split).items():
         m = run_model(spec, gold, out / variant / f"subtask_{n}_ents" / split, task="kitmus",
-                      store=store, progress=progress, model=model, system=name)
+                      store=store, progress=progress, model=model, system=name,
+                      on_invalid=on_invalid)
         cells.append({"system": name, "variant": variant, "n_entities": n,
                       "pronoun_accuracy": m["pronoun_accuracy"],
                       "antecedent_f1": m["antecedent_f1"],
@@ -210,5 +226,7 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
               "run_ids": [c["run_id"] for c in cells if c["run_id"] is not None],
               "n_cached": sum(c["n_cached"] for c in cells),
               "store": str(store.path) if store else None}
+    if on_invalid is not None:
+        result.update(on_invalid.report())
     write_text_atomic(out / SUITE_RESULTS, json.dumps(result, indent=2) + "\n")
     return result

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import UsageError
+from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl
 from refbench.studies.create import CreatedStudy, NewItem, check_out, write_study
 from refbench.studies.db import Item
@@ -39,7 +40,7 @@ def raw_choices(paths: Sequence[Path]) -> dict[str, dict[str, Any]]:
 
     out: dict[str, dict[str, Any]] = {}
     for p in paths:
-        name = p.name[:-3] if p.name.endswith(".gz") else p.name
+        name = format_name(p)
         if name.endswith(".jsonl"):
             for _, obj in read_jsonl(p):
                 out.setdefault(str(obj.get("wikipedia_url") or obj.get("name")), dict(obj))

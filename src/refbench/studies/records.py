@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from refbench.core.inputs import format_name
 from refbench.core.io import read_lines
 from refbench.tasks.kitmus.gold import instance_key
 
@@ -25,7 +26,7 @@ FORMATS = {"conll": "v4_gold_conll", "jsonl": "jsonl", "tsv": "tsv"}
 
 
 def record_format(path: Path) -> str | None:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    name = format_name(path)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
         return "conll"
     if name.endswith(".jsonl"):
@@ -78,7 +79,7 @@ def _tsv(path: Path, ids: set[str]) -> dict[str, str]:
 def task_text_sibling(path: Path) -> Path | None:
     """The task-text-only CoNLL file of the same subtask and split, where the suite has one
     (``<sub>/full-text/<split>.v4_gold_conll[.gz]`` or refbench's ``<sub>/<split>.jsonl``)."""
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    name = format_name(path)
     split = name.split(".")[0]
     folder = path.parent.parent if path.parent.name == "full-text" else path.parent
     for cand in (folder / "task-text-only" / f"{split}.v4_gold_conll",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl
 from refbench.studies.create import CreatedStudy, NewItem, check_out, write_study
 from refbench.studies.db import Item
@@ -53,7 +54,7 @@ def _texts(data: Path) -> list[tuple[str, str]]:
         if not files:
             raise RefbenchError("no .txt files in the folder", path=data)
         return [(p.stem, p.read_text(encoding="utf-8")) for p in files]
-    name = data.name[:-3] if data.name.endswith(".gz") else data.name
+    name = format_name(data)
     if name.endswith(".jsonl"):
         out: list[tuple[str, str]] = []
         for line, obj in read_jsonl(data):

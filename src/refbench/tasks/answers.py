@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl, read_lines
 from refbench.core.types import ChoiceInstance
 
@@ -156,7 +157,7 @@ def _read_lst(path: Path, instances: Sequence[ChoiceInstance]) -> Answers:
 def read_choice_answers(path: str | Path, instances: Sequence[ChoiceInstance]) -> Answers:
     """Answers for ``instances`` from a run folder, answers JSONL or a leaderboard list."""
     p = prediction_file(path)
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    name = format_name(p)
     if name.endswith(".jsonl"):
         return _read_jsonl(p, instances)
     if name.endswith((".lst", ".txt")):

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import open_text
+from refbench.core.errors import UsageError
+from refbench.core.inputs import check_input_file, format_name, open_text, parse_json_line
+from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 
 CHOICE_TASKS = ("kitmus", "knowref", "gap", "winograd", "altentities")
-
-
-def _base(path: Path) -> str:
-    name = path.name
-    for ext in (".gz", ".bz2"):
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-    return name
 
 
 def _first_line(path: Path) -> str:
@@ -32,24 +24,19 @@ def _first_line(path: Path) -> str:
 
 
 def infer_task(path: str | Path) -> str:
-    p = Path(path)
-    if not p.is_file():
-        raise RefbenchError("data file not found", path=p)
-    name = _base(p)
-    if name.endswith((".v4_gold_conll", ".conll", "_conll")):
+    p = check_input_file(path, what="data file")
+    name = format_name(p)
+    if name.endswith((".v4_gold_conll", ".conll", "_conll", ".jsonlines")):
         return "kitmus"
     first = _first_line(p)
     if name.endswith(".tsv"):
-        cols = first.rstrip("\n").split("\t")
+        cols = first.rstrip("\r\n").split("\t")
         if "sentence1" in cols and "candidate0" in cols:
             return "knowref"
         if "Pronoun" in cols:
             return "kitmus" if "kitmus/" in _second_line(p) else "gap"
     if name.endswith(".jsonl"):
-        try:
-            obj = json.loads(first)
-        except json.JSONDecodeError:
-            raise RefbenchError("invalid JSON", path=p, line=1) from None
+        obj = parse_json_line(first, path=p, number=1) if first.strip() else {}
         if "option1" in obj:
             return "winograd"
         if "entities" in obj and "sentences" in obj:
@@ -76,9 +63,9 @@ def infer_split(path: str | Path) -> str | None:
     ``books/test.json.gz``, ``winogrande-dev.jsonl``; WSC273 is a test set); None when
     neither says."""
     p = Path(path)
-    if _base(p).split(".")[0].lower() in TEST_ONLY:
+    if format_name(p).split(".")[0].lower() in TEST_ONLY:
         return "test"
-    for part in (_base(p), p.parent.name):
+    for part in (format_name(p), p.parent.name):
         words = [w.lower() for w in re.split(r"[^A-Za-z]+", part) if w]
         found = [SPLIT_WORDS[w] for w in words if w in SPLIT_WORDS]
         if found:
@@ -88,8 +75,8 @@ def infer_split(path: str | Path) -> str | None:
 
 def _second_line(path: Path) -> str:
     with open_text(path) as fh:
-        next(fh, "")
-        return next(fh, "")
+        fh.readline()
+        return fh.readline()
 
 
 def _peek(path: Path, n: int = 4096) -> str:
@@ -98,29 +85,34 @@ def _peek(path: Path, n: int = 4096) -> str:
 
 
 def read_choices(path: str | Path, *, task: str | None = None,
-                 options: dict[str, Any] | None = None) -> Iterator[ChoiceInstance]:
+                 options: dict[str, Any] | None = None,
+                 on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
+    """Choice instances of any supported file. ``on_invalid`` (``--skip-invalid``): skip and
+    record malformed instances instead of stopping at the first."""
     opts = dict(options or {})
     task = task or infer_task(path)
     if task not in CHOICE_TASKS:
         raise UsageError(f"unknown task {task!r}; choose from {', '.join(CHOICE_TASKS)}")
-    name = _base(Path(path))
+    check_input_file(path, what="data file")
+    name = format_name(Path(path))
     if task == "kitmus":
         from refbench.tasks.kitmus.choice import read_kitmus_choices
 
-        yield from read_kitmus_choices(path)
+        yield from read_kitmus_choices(path, on_invalid=on_invalid)
     elif task == "knowref":
         from refbench.tasks.knowref.read import read_knowref_json, read_knowref_tsv
 
-        yield from (read_knowref_tsv(path) if name.endswith(".tsv") else read_knowref_json(path))
+        reader = read_knowref_tsv if name.endswith(".tsv") else read_knowref_json
+        yield from reader(path, on_invalid=on_invalid)
     elif task == "gap":
         from refbench.tasks.gap.read import read_gap_choices
 
-        yield from read_gap_choices(path)
+        yield from read_gap_choices(path, on_invalid=on_invalid)
     elif task == "winograd":
         from refbench.tasks.winograd.read import read_winograd
 
-        yield from read_winograd(path)
+        yield from read_winograd(path, on_invalid=on_invalid)
     else:
         from refbench.tasks.altentities.read import read_altentities
 
-        yield from read_altentities(path, **opts)
+        yield from read_altentities(path, **opts, on_invalid=on_invalid)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import UsageError
+from refbench.core.invalid import InvalidInstances
 from refbench.metrics.choice import choice_metrics
 from refbench.tasks.answers import prediction_file, read_choice_answers, run_metadata, system_name
 from refbench.tasks.choices import infer_split, read_choices
@@ -26,14 +27,15 @@ def _one(preds: Sequence[Path], task: str, extra: str = "") -> Path:
 
 def evaluate_choice_task(task: str, gold: Path, pred: Path, *,
                          reader_options: dict[str, Any] | None = None, bootstrap: int = 1000,
-                         seed: int = 0) -> dict[str, Any]:
+                         seed: int = 0, on_invalid: InvalidInstances | None = None
+                         ) -> dict[str, Any]:
     """Winograd, AltEntities (and any choice task without its own scorer): accuracy, interval
     and slices of an answers file or run folder against the gold file."""
     options = dict(reader_options or {})
     meta = run_metadata(pred) or {}
     for key, value in (meta.get("reader_options") or {}).items():
         options.setdefault(key, value)  # read the gold the way the run read it
-    instances = list(read_choices(gold, task=task, options=options))
+    instances = list(read_choices(gold, task=task, options=options, on_invalid=on_invalid))
     read = read_choice_answers(pred, instances)
     result = choice_metrics(task, instances, read.answers, answers_norm=read.answers_norm,
                             bootstrap=bootstrap, seed=seed)
@@ -43,17 +45,20 @@ def evaluate_choice_task(task: str, gold: Path, pred: Path, *,
 
 
 def _knowref(gold: Path, pred: Path, *, switched_pred: Path | None,
-             switched_gold: Path | None, bootstrap: int, seed: int) -> dict[str, Any]:
+             switched_gold: Path | None, bootstrap: int, seed: int,
+             on_invalid: InvalidInstances | None) -> dict[str, Any]:
     from refbench.tasks.knowref.metrics import base_id, evaluate_knowref, read_answers
 
     file = prediction_file(pred)
-    instances = list(read_choices(gold, task="knowref"))
+    instances = list(read_choices(gold, task="knowref", on_invalid=on_invalid))
     links = read_answers(file, instances)
     answers = [next(iter(s)) if len(s := links.get(base_id(i.id), set())) == 1 else None
                for i in instances]
     result = choice_metrics("knowref", instances, answers, bootstrap=bootstrap, seed=seed)
+    # evaluate_knowref reads the gold again: the same instances are skipped, reported once.
+    again = InvalidInstances() if on_invalid is not None else None
     result.update(evaluate_knowref(gold, file, switched_pred and prediction_file(switched_pred),
-                                   switched_gold))
+                                   switched_gold, on_invalid=again))
     return result
 
 
@@ -62,8 +67,10 @@ def evaluate_predictions(task: str, gold: str | Path, preds: Sequence[str | Path
                          bootstrap: int = 1000, seed: int = 0,
                          switched_pred: str | Path | None = None,
                          switched_gold: str | Path | None = None,
-                         reader_options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score ``preds`` against ``gold`` for ``task`` (a registered task name)."""
+                         reader_options: dict[str, Any] | None = None,
+                         on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+    """Score ``preds`` against ``gold`` for ``task`` (a registered task name). ``on_invalid``
+    (``--skip-invalid``): malformed gold instances are skipped and recorded there."""
     gold = Path(gold)
     paths = [Path(p) for p in preds]
     if not paths:
@@ -73,7 +80,7 @@ def evaluate_predictions(task: str, gold: str | Path, preds: Sequence[str | Path
         from refbench.tasks.kitmus.suite_eval import evaluate_suite
 
         return evaluate_suite(gold, paths, names=list(systems), split=split,
-                              bootstrap=bootstrap, seed=seed)
+                              bootstrap=bootstrap, seed=seed, on_invalid=on_invalid)
     if len(systems) > 1:
         raise UsageError("several --system names are for several suite folders; one file "
                          "(or several runs of one system) takes one name")
@@ -81,29 +88,33 @@ def evaluate_predictions(task: str, gold: str | Path, preds: Sequence[str | Path
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
         result = evaluate_files(gold, [prediction_file(p) for p in paths], bootstrap=bootstrap,
-                                seed=seed, system=system_name(paths[0], *systems[:1]))
+                                seed=seed, system=system_name(paths[0], *systems[:1]),
+                                on_invalid=on_invalid)
     elif task == "tne":
         from refbench.tasks.tne.metrics import evaluate_tne
         from refbench.tasks.tne.predictions import read_predictions
-        from refbench.tasks.tne.read import read_tne
+        from refbench.tasks.tne.read import read_documents
 
         pred = _one(paths, task)
-        docs = list(read_tne(gold))
-        result = evaluate_tne(docs, read_predictions(pred, {d.id: d for d in docs}))
+        docs = read_documents(gold, on_invalid=on_invalid)
+        skipped = {str(s["id"]) for s in on_invalid.skipped} if on_invalid else set()
+        result = evaluate_tne(docs, read_predictions(pred, {d.id: d for d in docs},
+                                                     skipped=skipped))
         result.update({"task": "tne", "pred": str(pred)})
     elif task == "gap":
         from refbench.tasks.gap.evaluate import evaluate_gap
 
-        result = evaluate_gap(gold, _one(paths, task), bootstrap=bootstrap, seed=seed)
+        result = evaluate_gap(gold, _one(paths, task), bootstrap=bootstrap, seed=seed,
+                              on_invalid=on_invalid)
     elif task == "knowref":
         result = _knowref(gold, _one(paths, task, " (plus --switched-pred)"),
                           switched_pred=Path(switched_pred) if switched_pred else None,
                           switched_gold=Path(switched_gold) if switched_gold else None,
-                          bootstrap=bootstrap, seed=seed)
+                          bootstrap=bootstrap, seed=seed, on_invalid=on_invalid)
     else:
         result = evaluate_choice_task(task, gold, _one(paths, task),
                                       reader_options=reader_options, bootstrap=bootstrap,
-                                      seed=seed)
+                                      seed=seed, on_invalid=on_invalid)
     result["task"] = task
     result["gold"] = result["data"] = str(gold)
     result["split"] = infer_split(gold)

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from refbench.core.io import load_json_list
+from refbench.tasks.altentities.read import read_questions
 
 _SPLIT = re.compile(r"(train|dev|validation|test)", re.IGNORECASE)
 
@@ -22,7 +22,9 @@ def split_of(path: Path) -> str:
 
 
 def load_questions(path: str | Path) -> list[dict[str, Any]]:
-    return load_json_list(path, "questions")
+    """The questions of a file, each checked as the reader checks it (a KnowRef file or a
+    target_index of 5 is an error naming the question)."""
+    return [q.raw for q in read_questions(path)]
 
 
 def entity_key(choice: dict[str, Any]) -> str:

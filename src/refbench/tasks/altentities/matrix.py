@@ -4,11 +4,14 @@ results (run folders or the results store)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.io import load_json_object
+from refbench.core.records import Record, Where
+
+_NONE = Record({}, Where())
 
 
 def _train_label(model_config: dict[str, Any]) -> str | None:
@@ -17,9 +20,11 @@ def _train_label(model_config: dict[str, Any]) -> str | None:
     if domains is None and arg:
         cfg = Path(str(arg)) / "config.json"
         if cfg.is_file():
-            domains = json.loads(cfg.read_text()).get("train_domains")
+            domains = load_json_object(cfg, "model configuration").get("train_domains")
     if not domains:
         return "zero-shot"
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise RefbenchError(f"train_domains must be a list of domain names, not {domains!r}")
     return domains[0] if len(domains) == 1 else "mixed"
 
 
@@ -29,7 +34,13 @@ def matrix_from_metrics(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for m in runs:
         if m.get("task") != "altentities":
             continue
-        cfg = dict(m.get("provenance", {}).get("model_config", {}))
+        rec = Record(m, Where(m.get("_path")))
+        cfg = dict((rec.record("provenance", None) or _NONE).obj.get("model_config") or {})
+        for domain in (rec.record("slices", None) or _NONE).obj.get("domain") or {}:
+            cell = rec.record("slices").record("domain").record(domain)
+            cell.integer("n", min=0)
+            if cell.has("accuracy"):
+                cell.number("accuracy")
         spec = str(m.get("model", ""))
         if spec.startswith("cross-encoder:"):
             cfg.setdefault("model_dir", spec.partition(":")[2])
@@ -47,10 +58,12 @@ def matrix_from_metrics(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def load_run_metrics(paths: list[Path]) -> list[dict[str, Any]]:
+    """The metrics.json of each run folder (or the file itself)."""
     out = []
     for p in paths:
         f = p / "metrics.json" if p.is_dir() else p
-        if not f.is_file():
-            raise RefbenchError("no metrics.json here", path=p)
-        out.append(json.loads(f.read_text()))
+        if p.is_dir() and not f.is_file():
+            raise RefbenchError("no metrics.json here (not a run folder)", path=p)
+        metrics = load_json_object(f, "run's metrics object")
+        out.append({**metrics, "_path": str(f)})
     return out

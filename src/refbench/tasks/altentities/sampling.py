@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import read_jsonl
+from refbench.core.io import format_name, read_jsonl
+from refbench.core.records import Record, Where
 
 METHODS = ("uniform", "same-name", "similar-title", "similar-description", "similar-infobox")
 # The labels the released data uses for each method (its sampling_method field).
@@ -79,15 +80,17 @@ def load_entities(paths: Sequence[Path], *, domain: str | None = None) -> list[E
     """Entities from JSONL (name, description, infobox[, domain]) or AltEntities JSON files."""
     seen: dict[str, Entity] = {}
     for p in paths:
-        name = p.name[:-3] if p.name.endswith(".gz") else p.name
+        name = format_name(p)
         if name.endswith(".jsonl"):
             for line, obj in read_jsonl(p):
-                if "name" not in obj:
-                    raise RefbenchError("an entity needs a 'name'", path=p, line=line)
-                e = Entity(str(obj["name"]), str(obj.get("description", "")),
-                           parse_infobox(obj.get("infobox")),
-                           str(obj.get("domain", domain or "BOOKS")).upper(),
-                           str(obj.get("wikipedia_url") or obj["name"]))
+                rec = Record(obj, Where(p, line))
+                infobox = rec.raw("infobox", None)
+                if not isinstance(infobox, dict | str | None):
+                    raise rec.where.error("field 'infobox': expected an object or a string")
+                name = rec.string("name", nonempty=True)
+                e = Entity(name, rec.string("description", None) or "", parse_infobox(infobox),
+                           (rec.string("domain", None) or domain or "BOOKS").upper(),
+                           rec.string("wikipedia_url", None) or name)
                 seen.setdefault(e.key, e)
         else:
             from refbench.tasks.altentities.check import entity_key, load_questions
@@ -102,7 +105,9 @@ def load_entities(paths: Sequence[Path], *, domain: str | None = None) -> list[E
     if domain:
         ents = [e for e in ents if e.domain == domain.upper()]
     if len(ents) < 2:
-        raise RefbenchError("need at least two entities to sample pairs")
+        where = f" of domain {domain.upper()}" if domain else ""
+        raise RefbenchError(f"need at least two entities{where} to sample pairs, found "
+                            f"{len(ents)} in {', '.join(str(p) for p in paths)}")
     return ents
 
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from refbench.core.inputs import format_name
+from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.metrics.choice import choice_metrics
 from refbench.tasks.answers import prediction_file, read_choice_answers
@@ -37,18 +39,19 @@ def answers_from_rows(instances: Sequence[ChoiceInstance],
 
 
 def gap_answer_scores(gold_path: str | Path, instances: Sequence[ChoiceInstance],
-                      answers: Sequence[int | None], *, pred: str = "") -> dict[str, Any]:
+                      answers: Sequence[int | None], *, pred: str = "",
+                      on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     """The GAP scorer's headline figures for choice answers (what ``run`` reports)."""
     r = score_gap_system(gold_path, rows_from_answers(instances, answers), warnings=[],
-                         pred=pred)
+                         pred=pred, on_invalid=on_invalid)
     return {k: r[k] for k in HEADLINE}
 
 
 def evaluate_gap(gold_path: str | Path, pred_path: str | Path, *, bootstrap: int = 1000,
-                 seed: int = 0) -> dict[str, Any]:
-    instances = list(read_gap_choices(gold_path))
+                 seed: int = 0, on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+    instances = list(read_gap_choices(gold_path, on_invalid=on_invalid))
     pred = prediction_file(pred_path)
-    name = pred.name[:-3] if pred.name.endswith(".gz") else pred.name
+    name = format_name(pred)
     if name.endswith(".tsv"):
         rows, warnings = read_system(pred)
         answers = answers_from_rows(instances, rows)
@@ -58,7 +61,10 @@ def evaluate_gap(gold_path: str | Path, pred_path: str | Path, *, bootstrap: int
         answers, norm, warnings = read.answers, read.answers_norm, read.warnings
         rows = {k: v for k, v in rows_from_answers(instances, answers).items()
                 if k not in read.missing_ids}  # a missing row is the scorer's "missing"
-    scored = score_gap_system(gold_path, rows, warnings=warnings, pred=str(pred))
+    # The scorer reads the gold again: the same malformed rows are skipped, reported once.
+    again = InvalidInstances() if on_invalid is not None else None
+    scored = score_gap_system(gold_path, rows, warnings=warnings, pred=str(pred),
+                              on_invalid=again)
     result = choice_metrics("gap", instances, answers, answers_norm=norm, bootstrap=bootstrap,
                             seed=seed)
     result.update(scored)

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from refbench.core.invalid import InvalidInstances
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.formats.gap_tsv import read_gap
 from refbench.tasks.gap.score import gender_of
 
 
-def read_gap_choices(path: str | Path) -> Iterator[ChoiceInstance]:
-    for row in read_gap(path):
+def read_gap_choices(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                     ) -> Iterator[ChoiceInstance]:
+    for row in read_gap(path, on_invalid=on_invalid):
         gold = 0 if row.a_coref and not row.b_coref else 1 if row.b_coref and not row.a_coref \
             else None
         yield ChoiceInstance(

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.invalid import InvalidInstances
+from refbench.formats.answers import no_overlap_error
 from refbench.formats.gap_tsv import read_gap, read_gap_system, system_label
 from refbench.metrics.prf import PRF
 
@@ -45,21 +47,26 @@ def read_system(path: str | Path) -> tuple[dict[str, tuple[bool | None, bool | N
     return rows, warnings
 
 
-def score_gap(gold_path: str | Path, system_path: str | Path) -> dict[str, Any]:
+def score_gap(gold_path: str | Path, system_path: str | Path, *,
+              on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     """The official scorer's figures for a system file against a gold file."""
     system, warnings = read_system(system_path)
     if not system:
         raise RefbenchError("no system annotations read", path=system_path)
-    return score_gap_system(gold_path, system, warnings=warnings, pred=str(system_path))
+    return score_gap_system(gold_path, system, warnings=warnings, pred=str(system_path),
+                            on_invalid=on_invalid)
 
 
 def score_gap_system(gold_path: str | Path,
                      system: dict[str, tuple[bool | None, bool | None]], *,
-                     warnings: list[str], pred: str) -> dict[str, Any]:
+                     warnings: list[str], pred: str,
+                     on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     """Score system rows (id -> A-coref, B-coref) however they were read."""
-    gold = list(read_gap(gold_path))
+    gold = list(read_gap(gold_path, on_invalid=on_invalid))
     if not gold:
         raise RefbenchError("no gold annotations read", path=gold_path)
+    if not any(row.id in system for row in gold):
+        raise no_overlap_error(pred, list(system), [row.id for row in gold])
     warnings = list(warnings)
     scores: dict[str, PRF] = defaultdict(PRF)
     missing = 0

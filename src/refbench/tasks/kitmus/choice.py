@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from refbench.core.invalid import InvalidInstances
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.tasks.kitmus.gold import GoldItem, pronoun_group, read_gold
 
@@ -25,6 +26,7 @@ def gold_to_choice(g: GoldItem) -> ChoiceInstance:
     )
 
 
-def read_kitmus_choices(path: str | Path) -> Iterator[ChoiceInstance]:
-    for g in read_gold(path):
+def read_kitmus_choices(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                        ) -> Iterator[ChoiceInstance]:
+    for g in read_gold(path, on_invalid=on_invalid):
         yield gold_to_choice(g)

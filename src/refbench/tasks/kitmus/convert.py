@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.inputs import format_name
 from refbench.core.io import atomic_write
 from refbench.core.types import Mention
 from refbench.formats.conll2012 import ConllDocument, format_conll, read_conll
@@ -27,7 +28,7 @@ TARGETS = ("conll", "jsonlines", "tsv", "txt")
 
 
 def _base_name(path: Path) -> str:
-    return path.name[:-3] if path.name.endswith(".gz") else path.name
+    return format_name(path)
 
 
 def view_of(doc: ConllDocument, view: str, *, path: Path | str) -> ConllDocument:

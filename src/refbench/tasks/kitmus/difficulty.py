@@ -30,6 +30,7 @@ from typing import Any, Protocol, cast
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import format_name
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
 from refbench.tasks.kitmus.datasheet import shares_root
@@ -132,7 +133,7 @@ def probe_file(variant_dir: Path, n: int, split: str) -> Path | None:
 
 
 def read_items(path: Path) -> list[ProbeItem]:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    name = format_name(path)
     if name.endswith(".jsonl"):
         return [item_from_instance(inst) for inst in read_native(path)]
     return [item_from_conll(doc, path=path) for doc in read_conll(path)]

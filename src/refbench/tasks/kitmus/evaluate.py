@@ -17,6 +17,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from refbench.core.errors import RefbenchError
+from refbench.core.invalid import InvalidInstances
+from refbench.formats.answers import no_overlap_error
 from refbench.metrics.bootstrap import accuracy_stat, bootstrap_cis, f1_stat
 from refbench.metrics.prf import PRF
 from refbench.tasks.kitmus.gold import GoldItem, pronoun_group, read_gold
@@ -72,11 +75,14 @@ def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1
     overall = _Tally()
     slices: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
     cols: dict[str, list[int]] = {"correct": [], "tp": [], "fp": [], "fn": []}
+    if not gold:
+        raise RefbenchError("the gold holds no instances: nothing to score")
+    gold_keys = {item.key for item in gold}
+    if not any(k in gold_keys for k in preds.items):
+        raise no_overlap_error(preds.path, list(preds.items), [g.doc_id for g in gold])
     missing: list[str] = []
     elsewhere = 0
-    gold_keys = set()
     for item in gold:
-        gold_keys.add(item.key)
         pred = preds.items.get(item.key)
         if pred is None:
             missing.append(item.doc_id)
@@ -143,10 +149,13 @@ def aggregate_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def evaluate_files(gold_path: str | Path, pred_paths: Iterable[str | Path], *,
-                   bootstrap: int = 1000, seed: int = 0,
-                   system: str | None = None) -> dict[str, Any]:
-    """Score one or several prediction files (runs) against one gold file."""
-    gold = list(read_gold(gold_path))
+                   bootstrap: int = 1000, seed: int = 0, system: str | None = None,
+                   on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+    """Score one or several prediction files (runs) against one gold file.
+    ``on_invalid`` (``--skip-invalid``): skip and record malformed gold instances."""
+    gold = list(read_gold(gold_path, on_invalid=on_invalid))
+    if not gold:
+        raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
     pred_paths_list = list(pred_paths)
     runs = []
     for p in pred_paths_list:

@@ -18,6 +18,8 @@ from functools import cached_property
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import format_name
+from refbench.core.invalid import InvalidInstances, reject
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
 from refbench.formats.e2e_jsonlines import read_jsonlines
@@ -128,19 +130,31 @@ def gold_from_conll_doc(doc: ConllDocument, *, path: Path | str) -> GoldItem:
     )
 
 
-def read_gold(path: str | Path) -> Iterator[GoldItem]:
+def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None
+              ) -> Iterator[GoldItem]:
     """Gold items from CoNLL-2012, e2e ``.jsonlines`` (gold ``clusters``), native JSONL or GAP
-    TSV, plain or gzipped."""
+    TSV, plain or gzipped. ``on_invalid`` (``--skip-invalid``): skip and record malformed
+    instances."""
     p = Path(path)
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    name = format_name(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
-        for doc in read_conll(p):
-            yield gold_from_conll_doc(doc, path=p)
+        for doc in read_conll(p, on_invalid=on_invalid):
+            try:
+                item = gold_from_conll_doc(doc, path=p)
+            except RefbenchError as exc:
+                reject(on_invalid, exc, item=doc.doc_id)
+                continue
+            yield item
     elif name.endswith(".jsonlines"):
-        for jdoc in read_jsonlines(p):
-            yield gold_from_conll_doc(jdoc.to_conll_document(path=p), path=p)
+        for jdoc in read_jsonlines(p, on_invalid=on_invalid):
+            try:
+                item = gold_from_conll_doc(jdoc.to_conll_document(path=p), path=p)
+            except RefbenchError as exc:
+                reject(on_invalid, exc, item=jdoc.doc_key)
+                continue
+            yield item
     elif name.endswith(".jsonl"):
-        for inst in read_native(p):
+        for inst in read_native(p, on_invalid=on_invalid):
             words = [w for s in inst.sentences for w, _ in s.tokens]
             starts = []
             total = 0
@@ -158,10 +172,12 @@ def read_gold(path: str | Path) -> Iterator[GoldItem]:
             yield GoldItem(instance_key(inst.id), inst.id, words[p_span[0]], p_span,
                            tuple(cands), order.index(inst.answer), tuple(words))
     elif name.endswith(".tsv"):
-        for row in read_gap(p):
+        for row in read_gap(p, on_invalid=on_invalid):
             if row.a_coref == row.b_coref:
-                raise RefbenchError("a KITMUS gold row needs exactly one of A-coref and B-coref "
-                                    "TRUE", path=p, line=row.line, item=row.id)
+                reject(on_invalid, RefbenchError("a KITMUS gold row needs exactly one of A-coref "
+                                                 "and B-coref TRUE", path=p, line=row.line,
+                                                 item=row.id), item=row.id)
+                continue
             pair = sorted([(row.a_offset, row.a, row.a_coref), (row.b_offset, row.b, row.b_coref)])
             yield GoldItem(instance_key(row.id), row.id, row.pronoun, None,
                            tuple(Candidate(n, None, o) for o, n, _ in pair),

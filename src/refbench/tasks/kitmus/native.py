@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
+from refbench.core.records import Record, Where, check_int
 from refbench.core.types import Candidate, ChoiceInstance, Mention
 from refbench.formats.detok import detokenize
 from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence
@@ -61,65 +62,68 @@ def dumps_instance(inst: KitmusInstance) -> str:
     return json.dumps(instance_to_json(inst), ensure_ascii=False) + "\n"
 
 
-def _mention(obj: Any, *, path: Path | str, line: int) -> Mention:
-    try:
-        return Mention(int(obj["sentence"]), int(obj["start"]), int(obj["end"]))
-    except (KeyError, TypeError, ValueError):
-        raise RefbenchError("a mention needs integer 'sentence', 'start', 'end'",
-                            path=path, line=line) from None
+def _mention(m: Record) -> Mention:
+    return Mention(m.integer("sentence", min=0), m.integer("start", min=0),
+                   m.integer("end", min=0))
 
 
-def instance_from_json(obj: dict[str, Any], *, path: Path | str = "<json>",
+def _sentence(s: Record) -> Sentence:
+    tokens, pos = s.strings("tokens"), s.strings("pos")
+    if len(tokens) != len(pos) or not tokens:
+        raise s.where.error(f"field '{s.prefix}tokens' and 'pos' must be equally long and "
+                            f"non-empty ({len(tokens)} tokens, {len(pos)} tags)")
+    return Sentence(s.string("part"), s.string("role"), tuple(zip(tokens, pos, strict=True)))
+
+
+def instance_from_json(obj: Any, *, path: Path | str = "<json>",
                        line: int = 0) -> KitmusInstance:
-    try:
-        sentences = tuple(
-            Sentence(s["part"], s["role"], tuple(zip(s["tokens"], s["pos"], strict=True)))
-            for s in obj["sentences"]
-        )
-        entities = tuple(
-            Entity(e["name"], e["occupation"], e["situation"],
-                   tuple(_mention(m, path=path, line=line) for m in e["mentions"]))
-            for e in obj["entities"]
-        )
-        noise = obj.get("noise")
-        inst = KitmusInstance(
-            id=str(obj["id"]),
-            variant=str(obj["variant"]),
-            n_entities=int(obj["n_entities"]),
-            split=str(obj["split"]),
-            index=int(obj["index"]),
-            sentences=sentences,
-            entities=entities,
-            answer=int(obj["answer"]),
-            pronoun=str(obj["pronoun"]["form"]),
-            pronoun_be=str(obj["pronoun"]["be"]),
-            pronoun_mention=_mention(obj["pronoun"]["mention"], path=path, line=line),
-            meet_order=tuple(int(x) for x in obj["meet_order"]),
-            location=str(obj["location"]["text"]),
-            location_kind=str(obj["location"]["kind"]),
-            noise=noise["text"] if noise else None,
-            noise_id=noise["id"] if noise else None,
-            templates={k: tuple(v) for k, v in obj["templates"].items()},
-        )
-    except RefbenchError:
-        raise
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RefbenchError(f"not a KITMUS instance (missing or bad field: {exc})",
-                            path=path, line=line, item=str(obj.get("id", "?"))) from None
-    if not 0 <= inst.answer < len(inst.entities):
-        raise RefbenchError(f"answer {inst.answer} is not an entity index", path=path, line=line,
-                            item=inst.id)
+    """One native instance, its shape checked once, here: every field's type, mentions inside
+    their sentences, ``answer`` an entity index, ``meet_order`` a permutation of the entities,
+    every entity mentioned in the task text."""
+    rec = Record(obj, Where(path, line))
+    rec = Record(obj, Where(path, line, rec.text("id")))
+    sentences = tuple(_sentence(s) for s in rec.records("sentences"))
+    entities = tuple(Entity(e.string("name"), e.string("occupation"), e.string("situation"),
+                            tuple(_mention(m) for m in e.records("mentions")))
+                     for e in rec.records("entities"))
+    n = len(entities)
+    pronoun, location, noise = rec.record("pronoun"), rec.record("location"), \
+        rec.record("noise", None)
+    templates = rec.record("templates")
+    inst = KitmusInstance(
+        id=rec.text("id"), variant=rec.string("variant"),
+        n_entities=rec.integer("n_entities", min=2), split=rec.string("split"),
+        index=rec.integer("index", min=0), sentences=sentences, entities=entities,
+        answer=rec.integer("answer", min=0, max=max(0, n - 1)),
+        pronoun=pronoun.string("form"), pronoun_be=pronoun.string("be"),
+        pronoun_mention=_mention(pronoun.record("mention")),
+        meet_order=tuple(check_int(x, f"meet_order[{i}]", rec.where, min=0)
+                         for i, x in enumerate(rec.items("meet_order"))),
+        location=location.string("text"), location_kind=location.string("kind"),
+        noise=noise.string("text") if noise else None,
+        noise_id=noise.text("id") if noise else None,
+        templates={k: tuple(templates.strings(k)) for k in templates.obj},
+    )
+    if inst.n_entities != n or sorted(inst.meet_order) != list(range(n)):
+        raise rec.where.error(f"n_entities ({inst.n_entities}) and meet_order "
+                              f"({list(inst.meet_order)}) must match the {n} entities")
     for m in [inst.pronoun_mention, *(m for e in inst.entities for m in e.mentions)]:
-        if not (0 <= m.sentence < len(sentences)
-                and 0 <= m.start <= m.end < len(sentences[m.sentence].tokens)):
-            raise RefbenchError(f"mention {m.to_json()} lies outside the tokens", path=path,
-                                line=line, item=inst.id)
+        if not (m.sentence < len(sentences) and m.start <= m.end
+                < len(sentences[m.sentence].tokens)):
+            raise rec.where.error(f"mention {m.to_json()} lies outside the tokens")
+    for e in range(n):
+        if not any(sentences[m.sentence].part == "task" for m in entities[e].mentions):
+            raise rec.where.error(f"entity {e} ({entities[e].name!r}) has no mention in the task "
+                                  "text")
     return inst
 
 
-def read_native(path: str | Path) -> Iterator[KitmusInstance]:
-    for line, obj in read_jsonl(path):
-        yield instance_from_json(obj, path=path, line=line)
+def read_native(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                ) -> Iterator[KitmusInstance]:
+    """The instances of a native JSONL file; with ``on_invalid`` (``--skip-invalid``) a
+    malformed one is recorded and skipped."""
+    yield from parse_jsonl(path, lambda obj, line: instance_from_json(obj, path=path, line=line),
+                           on_invalid=on_invalid)
 
 
 def to_choice(inst: KitmusInstance) -> ChoiceInstance:

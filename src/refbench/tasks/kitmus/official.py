@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import ast
 import csv
-import hashlib
-import json
 from pathlib import Path
 
-from refbench.core.errors import ResourceError
-from refbench.core.io import read_lines
+from refbench.core.errors import RefbenchError, ResourceError
+from refbench.core.io import contained_path, open_text, read_lines
+from refbench.formats.tsv import allow_long_fields
 from refbench.tasks.kitmus.resources import (
     Location,
     Pronoun,
     Resources,
     Tagged,
+    entity_count,
+    resource_hash,
+    resource_json,
     validate_resources,
 )
 from refbench.tasks.kitmus.templates import Template, parse_template
@@ -75,25 +77,32 @@ def parse_token_list(text: str, *, path: Path, line: int) -> Tagged:
 def _csv_rows(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
     if not path.is_file():
         raise ResourceError("required resource file is missing", path=path)
-    with path.open(encoding="utf-8", newline="") as fh:
+    allow_long_fields()
+    with open_text(path) as fh:
         reader = csv.reader(fh)
         try:
             header = next(reader)
         except StopIteration:
             raise ResourceError("file is empty", path=path) from None
+        except csv.Error as exc:
+            raise ResourceError(f"not a CSV file ({exc})", path=path, line=1) from None
         missing = [c for c in columns if c not in header]
         if missing:
             raise ResourceError(f"header lacks column(s) {', '.join(missing)}", path=path, line=1)
         rows = []
-        for cells in reader:
-            if not cells:
-                continue
-            if len(cells) != len(header):
-                raise ResourceError(
-                    f"expected {len(header)} columns, found {len(cells)}",
-                    path=path, line=reader.line_num,
-                )
-            rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+        try:
+            for cells in reader:
+                if not cells:
+                    continue
+                if len(cells) != len(header):
+                    raise ResourceError(
+                        f"expected {len(header)} columns, found {len(cells)}",
+                        path=path, line=reader.line_num,
+                    )
+                rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+        except csv.Error as exc:
+            raise ResourceError(f"not a CSV row ({exc})", path=path,
+                                line=reader.line_num) from None
     return rows
 
 
@@ -130,17 +139,17 @@ def load_official(directory: str | Path) -> Resources:
 
     def seen(p: Path) -> Path:
         if p.is_file():
-            files[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+            files[str(p.relative_to(root))] = resource_hash(p)
         return p
 
     names = [row["lastname"].strip() for _, row in
              _csv_rows(seen(root / "names.csv"), ["lastname"]) if row["lastname"].strip()]
 
     vocab_path = seen(root / "vocab.json")
-    try:
-        vocab_raw = json.loads(vocab_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ResourceError(f"cannot read vocabulary ({exc})", path=vocab_path) from None
+    vocab_raw = resource_json(vocab_path, "the vocabulary")
+    if not isinstance(vocab_raw, dict):
+        raise ResourceError("expected an object of entries {name: [word, tag]}",
+                            path=vocab_path)
     vocab = {}
     for key, value in vocab_raw.items():
         if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str)
@@ -175,7 +184,10 @@ def load_official(directory: str | Path) -> Resources:
         locations.append(Location(kind, parse_token_list(row["location"], path=loc_path,
                                                          line=number)))
         if kind not in noise:
-            npath = seen(root / row["noise_fp"])
+            try:  # a path read from a data file must stay inside the resource folder
+                npath = seen(contained_path(root, row["noise_fp"], what="noise file"))
+            except RefbenchError as exc:
+                raise ResourceError(exc.message, path=loc_path, line=number) from None
             if not npath.is_file():
                 raise ResourceError(f"noise file {row['noise_fp']!r} not found", path=loc_path,
                                     line=number)
@@ -185,10 +197,15 @@ def load_official(directory: str | Path) -> Resources:
             )
 
     pron_path = seen(root / "pronouns.json")
+    pron_raw = resource_json(pron_path, "the pronoun table")
     try:
-        table = json.loads(pron_path.read_text(encoding="utf-8"))["pronouns"]
-        pronouns = tuple(Pronoun(str(form), str(be), float(weight)) for weight, form, be in table)
-    except (OSError, KeyError, TypeError, ValueError) as exc:
+        table = pron_raw["pronouns"]
+        pronouns = tuple(Pronoun(form, be, float(weight)) for weight, form, be in table
+                         if isinstance(form, str) and isinstance(be, str)
+                         and not isinstance(weight, bool))
+        if len(pronouns) != len(table):
+            raise TypeError("a row is not [weight, form, be]")
+    except (KeyError, TypeError, ValueError) as exc:
         raise ResourceError(f"expected {{'pronouns': [[weight, form, be], ...]}} ({exc})",
                             path=pron_path) from None
 
@@ -203,12 +220,11 @@ def load_official(directory: str | Path) -> Resources:
             for i, (n, text) in enumerate((n, t) for n, t in read_lines(p) if t.strip())
         )
     mpath = seen(root / "templates" / "entity_mention_templates.json")
-    try:
-        mraw = json.loads(mpath.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ResourceError(f"cannot read mention templates ({exc})", path=mpath) from None
+    mraw = resource_json(mpath, "the mention templates")
+    if not isinstance(mraw, dict) or not all(isinstance(v, str) for v in mraw.values()):
+        raise ResourceError("expected an object {'<n>_ents': '[{slot}, ...]'}", path=mpath)
     mention_templates = {
-        int(key.split("_", 1)[0]): _convert_template(
+        entity_count(key, path=mpath): _convert_template(
             value, vocab=vocab, kind="mentions", template_id=f"mentions-{key.split('_', 1)[0]}",
             path=mpath, line=1)
         for key, value in mraw.items()

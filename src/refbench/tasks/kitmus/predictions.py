@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_jsonl
+from refbench.core.io import check_input_file, format_name
+from refbench.formats.answers import read_answer_lines
 from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
-from refbench.formats.gap_tsv import read_gap_system, system_label
+from refbench.formats.gap_tsv import parse_offset, read_gap_system, system_label
 from refbench.tasks.kitmus.gold import GoldItem, Span, instance_key
 
 
@@ -112,12 +113,8 @@ def _read_gap_preds(path: Path) -> PredictionFile:
         if key in items:
             warnings.append(f"{path}:{number}: second row for {row['ID']} ignored")
             continue
-        try:
-            offsets = [int(row[c]) if c in row else None
-                       for c in ("A-offset", "B-offset", "Pronoun-offset")]
-        except ValueError:
-            raise RefbenchError("offsets must be integers", path=path, line=number,
-                                item=row["ID"]) from None
+        offsets = [parse_offset(row[c], c, path=path, line=number, item=row["ID"])
+                   if c in row else None for c in ("A-offset", "B-offset", "Pronoun-offset")]
         a, b = system_label(row["A-coref"]), system_label(row["B-coref"])
         if a is None or b is None:
             warnings.append(f"{path}:{number}: {row['ID']}: labels {row['A-coref']!r}/"
@@ -134,39 +131,32 @@ def _read_gap_preds(path: Path) -> PredictionFile:
 
 def _read_answers(path: Path) -> PredictionFile:
     items: dict[str, Prediction] = {}
-    for number, obj in read_jsonl(path):
-        if "id" not in obj or "answer" not in obj:
-            raise RefbenchError("an answer line needs 'id' and 'answer'", path=path, line=number)
-        answer = obj["answer"]
-        if isinstance(obj.get("entities"), list) and isinstance(answer, int):
+    for rec in read_answer_lines(path):
+        answer = rec.answer
+        entities = rec.raw.get("entities")
+        if isinstance(entities, list) and isinstance(answer, int):
             # A native KITMUS instance: its answer indexes entities in knowledge-text order,
             # not candidates in task-text order, so it is read as the entity's name.
-            try:
-                answer = str(obj["entities"][answer]["name"])
-            except (IndexError, KeyError, TypeError):
+            entity = entities[answer] if answer < len(entities) else None
+            if not isinstance(entity, dict) or not isinstance(entity.get("name"), str):
                 raise RefbenchError("native instance: 'answer' is not an entity index",
-                                    path=path, line=number, item=str(obj["id"])) from None
-        if answer is not None and not isinstance(answer, int | str):
-            raise RefbenchError("'answer' must be a candidate index, a name or null", path=path,
-                                line=number, item=str(obj["id"]))
-        scores = obj.get("scores")
-        extra = obj.get("extra")
-        linked = obj.get("linked", extra.get("linked") if isinstance(extra, dict) else None)
+                                    path=path, line=rec.line, item=rec.id)
+            answer = entity["name"]
+        extra = rec.raw.get("extra")
+        linked = rec.raw.get("linked", extra.get("linked") if isinstance(extra, dict) else None)
         if linked is not None and (not isinstance(linked, list) or not all(
-                isinstance(k, int) and not isinstance(k, bool) for k in linked)):
-            raise RefbenchError("'linked' must be a list of candidate indices", path=path,
-                                line=number, item=str(obj["id"]))
-        items[instance_key(str(obj["id"]))] = AnswerPred(
-            answer, tuple(float(x) for x in scores) if isinstance(scores, list) else None,
-            f"{path}:{number}", frozenset(linked) if linked is not None else None)
+                isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in linked)):
+            raise RefbenchError("field 'linked': expected a list of candidate indices",
+                                path=path, line=rec.line, item=rec.id)
+        items[instance_key(rec.id)] = AnswerPred(
+            answer, rec.scores, f"{path}:{rec.line}",
+            frozenset(linked) if linked is not None else None)
     return PredictionFile(str(path), "answers", items, [])
 
 
 def read_predictions(path: str | Path) -> PredictionFile:
-    p = Path(path)
-    if not p.is_file():
-        raise RefbenchError("prediction file not found", path=p)
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    p = check_input_file(path, what="prediction file")
+    name = format_name(p)
     if name.endswith(".jsonlines"):
         return _read_jsonlines_preds(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
@@ -176,7 +166,7 @@ def read_predictions(path: str | Path) -> PredictionFile:
     if name.endswith(".jsonl"):
         return _read_answers(p)
     raise RefbenchError("unknown prediction format: expected .jsonlines, .conll, .tsv or .jsonl "
-                        "(answers), optionally .gz", path=p)
+                        "(answers), optionally .gz or .bz2", path=p)
 
 
 def points_elsewhere(gold: GoldItem, pred: Prediction) -> bool:

@@ -18,12 +18,12 @@ simply make the variants that need them unavailable.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from refbench.core.errors import ResourceError
-from refbench.core.io import read_lines
+from refbench.core.errors import RefbenchError, ResourceError
+from refbench.core.io import contained_path, load_json, read_lines
 from refbench.formats.tsv import read_tsv
 from refbench.tasks.kitmus.templates import Template, parse_template
 
@@ -96,8 +96,22 @@ def _read_tsv(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]
     return read_tsv(path, required=columns)[1]
 
 
-def _hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def resource_json(path: Path, what: str) -> Any:
+    """A resource's JSON document; any problem reading it is a resource error (E200)."""
+    try:
+        return load_json(path)
+    except RefbenchError as exc:
+        raise ResourceError(f"cannot read {what}: {exc.message}", path=path,
+                            line=exc.line) from None
+
+
+def resource_hash(path: Path) -> str:
+    """The file's sha256 (resources are fingerprinted); an unreadable file is a resource
+    error naming it."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ResourceError(f"cannot read ({exc.strerror or exc})", path=path) from None
 
 
 def load_native(directory: str | Path) -> Resources:
@@ -111,7 +125,7 @@ def load_native(directory: str | Path) -> Resources:
         p = root / rel
         if not p.is_file():
             raise ResourceError("required resource file is missing", path=p)
-        files[rel] = _hash(p)
+        files[rel] = resource_hash(p)
         return p
 
     names_path = need("names.txt")
@@ -150,6 +164,10 @@ def load_native(directory: str | Path) -> Resources:
     noise: dict[str, tuple[Tagged, ...]] = {}
     for kind in sorted({loc.kind for loc in locations}):
         rel = f"noise/{kind}.txt"
+        try:  # the kind comes from a data file: it must name a file inside noise/
+            contained_path(root / "noise", f"{kind}.txt", what="noise file")
+        except RefbenchError as exc:
+            raise ResourceError(f"location kind {kind!r}: {exc.message}", path=loc_path) from None
         p = need(rel)
         noise[kind] = tuple(
             parse_tagged(line, path=p, line=number)
@@ -187,10 +205,7 @@ def load_native(directory: str | Path) -> Resources:
 
 
 def _load_templates_json(path: Path) -> tuple[dict[str, tuple[Template, ...]], dict[int, Template]]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ResourceError(f"invalid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    raw = resource_json(path, "templates")
     if not isinstance(raw, dict):
         raise ResourceError("expected a JSON object of template lists", path=path)
     templates: dict[str, tuple[Template, ...]] = {}
@@ -211,10 +226,20 @@ def _load_templates_json(path: Path) -> tuple[dict[str, tuple[Template, ...]], d
         raise ResourceError("needs an object 'mentions' with templates for 2, 3 and 4 entities",
                             path=path)
     mention_templates = {
-        int(k): parse_template(str(v), kind="mentions", template_id=f"mentions-{k}", path=path)
+        entity_count(k, path=path): parse_template(str(v), kind="mentions",
+                                                   template_id=f"mentions-{k}", path=path)
         for k, v in mentions_raw.items()
     }
     return templates, mention_templates
+
+
+def entity_count(key: str, *, path: Path) -> int:
+    """The number of entities a mention template is for, from its key (``3`` or ``3_ents``)."""
+    head = str(key).split("_", 1)[0]
+    if not head.isdigit() or int(head) < 2:
+        raise ResourceError(f"mention template key {key!r} must start with the number of "
+                            "entities (2, 3, ...)", path=path)
+    return int(head)
 
 
 def validate_resources(res: Resources, *, path: Path | str) -> Resources:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from refbench.core.io import (
     write_text_atomic,
 )
 from refbench.core.registry import KITMUS_FORMATS, KITMUS_VARIANTS
+from refbench.core.workers import worker_pool
 from refbench.tasks.kitmus.generate import Pools, build_pools, check_job, generate_job
 from refbench.tasks.kitmus.instance import SPLITS, VIEWS, KitmusInstance
 from refbench.tasks.kitmus.native import dumps_instance
@@ -211,11 +210,9 @@ def generate_suite(
                     results[job] = write_job(res, pools, cfg, tmp, job)
                     bar.update(cfg.sizes[job[2]])
             else:
-                with ProcessPoolExecutor(
-                    max_workers=workers, mp_context=get_context("fork"),
-                    initializer=_init_worker, initargs=(res, pools, cfg, str(tmp)),
-                ) as ex:
-                    for job, stats in zip(order, ex.map(_run_job, order), strict=True):
+                with worker_pool(workers, initializer=_init_worker,
+                                 initargs=(res, pools, cfg, str(tmp))) as pool:
+                    for job, stats in zip(order, pool.imap(_run_job, order), strict=True):
                         results[job] = stats
                         bar.update(cfg.sizes[job[2]])
         stats = summarize(res, pools, cfg, [results[j] for j in jobs])

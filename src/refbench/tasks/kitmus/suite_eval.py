@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.inputs import format_name
+from refbench.core.invalid import InvalidInstances
 from refbench.core.registry import KITMUS_VARIANTS
 from refbench.metrics.bootstrap import Sums, bootstrap_cis, f1_stat
 from refbench.tasks.choices import infer_split
@@ -89,7 +91,7 @@ def match_predictions(system_dir: Path, variant: str, n: int, split: str) -> lis
     for p in sorted(system_dir.rglob("*")):
         if not p.is_file():
             continue
-        base = p.name[:-3] if p.name.endswith(".gz") else p.name
+        base = format_name(p)
         if not base.endswith(_PRED_EXT):
             continue
         rel = "/" + str(p.relative_to(system_dir)).replace("\\", "/") + "/"
@@ -153,7 +155,8 @@ def score_cell(gold: list[Any], files: list[Path], *, bootstrap: int, seed: int
 
 def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path], *,
                    names: list[str] | None = None, split: str = "test",
-                   bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+                   bootstrap: int = 1000, seed: int = 0,
+                   on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     """``systems``: one folder per system; ``names``: what to call them (default: the name a
     suite run recorded in the folder, else the folder's name)."""
     folders = [Path(s) for s in systems]
@@ -173,8 +176,10 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
     cells: list[dict[str, Any]] = []
     warnings: list[str] = []
     random_row: dict[str, float] = {}
-    for (variant, n), gold_path in gold_files.items():
-        gold = list(read_gold(gold_path))
+    for (variant, n), gold_path in sorted(gold_files.items()):
+        gold = list(read_gold(gold_path, on_invalid=on_invalid))
+        if not gold:
+            raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
         random_row[f"{variant}|{n}"] = sum(1 / len(g.candidates) for g in gold) / len(gold)
         for sdir, label in zip(folders, labels, strict=True):
             files = match_predictions(sdir, variant, n, split)

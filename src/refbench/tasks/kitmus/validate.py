@@ -21,6 +21,7 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import format_name
 from refbench.core.io import read_lines
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
@@ -197,7 +198,7 @@ def _layout(subtask: Path, col: _Collector) -> list[tuple[Path, Reader, str]]:
     files belong and for formats or views present for one split and missing for another."""
     found: list[tuple[Path, Reader, str]] = []
     for entry in sorted(subtask.rglob("*")):
-        name = entry.name[:-3] if entry.name.endswith(".gz") else entry.name
+        name = format_name(entry)
         in_view = entry.parent.name in VIEWS and entry.parent.parent == subtask
         fmt = next((f for e, f in _FORMATS.items() if name.endswith(e)), None)
         native = entry.parent == subtask and name.endswith(".jsonl")

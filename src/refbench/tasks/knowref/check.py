@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from refbench.core.io import load_json_list
+from refbench.core.io import format_name, load_json_list
 from refbench.tasks.knowref.read import parse_bracketed, parse_json_record, read_knowref_tsv
 from refbench.tasks.text_spans import find_spans
 
@@ -25,7 +25,7 @@ EXAMPLES = 10  # instances quoted per finding in the text report (all ids are in
 
 
 def _base(path: Path) -> str:
-    return path.name[:-3] if path.name.endswith(".gz") else path.name
+    return format_name(path)
 
 
 def _published(path: Path, n: int) -> dict[str, Any] | None:

@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_jsonl
+from refbench.core.invalid import InvalidInstances
+from refbench.core.io import format_name
 from refbench.core.types import ChoiceInstance
+from refbench.formats.answers import no_overlap_error, read_answer_lines
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.tasks.choices import read_choices
+from refbench.tasks.knowref.read import absent_candidates_warning
 
 SWITCHED = ":switched"
 
@@ -39,10 +42,12 @@ def read_answers(path: str | Path, gold: Sequence[ChoiceInstance]) -> dict[str, 
     """Linked candidates per base id, from answers JSONL or e2e jsonlines clusters."""
     p = Path(path)
     by_id = {base_id(g.id): g for g in gold}
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    name = format_name(p)
     out: dict[str, set[int]] = {}
     if name.endswith(".jsonlines"):
+        keys = []
         for doc in read_jsonlines(p):
+            keys.append(doc.doc_key)
             inst = by_id.get(base_id(doc.doc_key))
             if inst is None or inst.expression_offset is None:
                 continue
@@ -61,27 +66,29 @@ def read_answers(path: str | Path, gold: Sequence[ChoiceInstance]) -> dict[str, 
                 if any(pron in cl and any(s in cl for s in spans) for cl in clusters):
                     linked.add(k)
             out[base_id(doc.doc_key)] = linked
+        if not out:
+            raise no_overlap_error(p, keys, list(by_id))
         return out
-    for line, obj in read_jsonl(p):
-        if "id" not in obj or "answer" not in obj:
-            raise RefbenchError("an answer line needs 'id' and 'answer'", path=p, line=line)
-        key = base_id(str(obj["id"]))
+    for rec in read_answer_lines(p):
+        key = base_id(rec.id)
         inst = by_id.get(key)
-        answer = obj["answer"]
+        answer = rec.answer
         if inst is None or answer is None:
             out[key] = set()
             continue
         if isinstance(answer, str):
             matches = {k for k, c in enumerate(inst.candidates) if c.text == answer}
             if not matches:
-                raise RefbenchError(f"answer {answer!r} names no candidate", path=p, line=line,
-                                    item=key)
+                raise RefbenchError(f"answer {answer!r} names no candidate", path=p,
+                                    line=rec.line, item=key)
             out[key] = matches
-        elif isinstance(answer, int) and 0 <= answer < len(inst.candidates):
+        elif answer < len(inst.candidates):
             out[key] = {answer}
         else:
-            raise RefbenchError(f"answer {answer!r} is not a candidate index", path=p,
-                                line=line, item=key)
+            raise RefbenchError(f"answer {answer!r} is not a candidate index (0 or 1)", path=p,
+                                line=rec.line, item=key)
+    if not any(k in by_id for k in out):
+        raise no_overlap_error(p, list(out), list(by_id))
     return out
 
 
@@ -106,13 +113,18 @@ def _decisions(gold: Sequence[ChoiceInstance], links: dict[str, set[int]]) -> di
 
 def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,
                      switched_pred: str | Path | None = None,
-                     switched_gold: str | Path | None = None) -> dict[str, Any]:
-    gold = list(read_choices(gold_path, task="knowref"))
+                     switched_gold: str | Path | None = None,
+                     on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+    gold = list(read_choices(gold_path, task="knowref", on_invalid=on_invalid))
+    if not gold:
+        raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
     links = read_answers(pred_path, gold)
+    absent = absent_candidates_warning(gold)
     result: dict[str, Any] = {"task": "knowref", "gold": str(gold_path), "pred": str(pred_path),
                               "n": len(gold),
                               "n_missing": sum(base_id(g.id) not in links for g in gold),
-                              **_decisions(gold, links)}
+                              **_decisions(gold, links),
+                              "warnings": [absent] if absent else []}
     if switched_pred is None:
         return result
     if switched_gold is not None:

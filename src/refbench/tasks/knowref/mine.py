@@ -17,22 +17,20 @@ skipped, never fatal.
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
 import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import get_context
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from tqdm import tqdm
 
 from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+from refbench.core.inputs import binary_lines
 from refbench.core.io import atomic_write
+from refbench.core.workers import worker_pool
 from refbench.tasks.knowref.mine_filters import (
     STAGES,
     Candidate,
@@ -47,41 +45,30 @@ TEXT_FIELDS = ("body", "text", "description", "unshown_background", "content")
 Record = tuple[str, int, str | None]  # (source file, record index, text or None if undecodable)
 
 
-def _open_binary(path: Path) -> IO[bytes]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if path.suffix == ".bz2":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
-
-
 def read_records(paths: Sequence[Path], *, field: str | None = None) -> Iterator[Record]:
     """Stream (source, index, text) records; undecodable ones carry text None."""
     for path in paths:
-        if not path.is_file():
-            raise RefbenchError("input file not found", path=path)
         base = path.name.rsplit(".", 1)[0] if path.suffix in (".gz", ".bz2") else path.name
         is_jsonl = base.endswith((".jsonl", ".json"))
-        with _open_binary(path) as raw:
-            for i, line in enumerate(io.BufferedReader(raw, 1 << 20)):  # type: ignore[type-var]
-                try:
-                    text = line.decode("utf-8").strip()
-                except UnicodeDecodeError:
-                    yield (str(path), i, None)
-                    continue
-                if not text:
-                    continue
-                if not is_jsonl:
-                    yield (str(path), i, text)
-                    continue
-                try:
-                    obj = json.loads(text)
-                    keys = [field] if field else TEXT_FIELDS
-                    value = next((obj[k] for k in keys if isinstance(obj, dict)
-                                  and isinstance(obj.get(k), str)), None)
-                except json.JSONDecodeError:
-                    value = None
-                yield (str(path), i, value)
+        for i, line in enumerate(binary_lines(path)):
+            try:
+                text = line.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                yield (str(path), i, None)
+                continue
+            if not text:
+                continue
+            if not is_jsonl:
+                yield (str(path), i, text)
+                continue
+            try:
+                obj = json.loads(text)
+                keys = [field] if field else TEXT_FIELDS
+                value = next((obj[k] for k in keys if isinstance(obj, dict)
+                              and isinstance(obj.get(k), str)), None)
+            except (json.JSONDecodeError, RecursionError):
+                value = None
+            yield (str(path), i, value)
 
 
 _NLP: Any = None
@@ -162,14 +149,14 @@ def _run_local(chunks: Iterator[list[Record]], workers: int, seed: int
             yield process_chunk(chunk, seed)
         return
     window = 2 * workers
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as ex:
-        pending: list[Future[tuple[list[dict[str, Any]], dict[str, int]]]] = []
+    with worker_pool(workers) as pool:
+        pending: list[AsyncResult[tuple[list[dict[str, Any]], dict[str, int]]]] = []
         for chunk in chunks:
-            pending.append(ex.submit(process_chunk, chunk, seed))
+            pending.append(pool.apply_async(process_chunk, (chunk, seed)))
             if len(pending) >= window:
-                yield pending.pop(0).result()
-        for fut in pending:
-            yield fut.result()
+                yield pending.pop(0).get()
+        for result in pending:
+            yield result.get()
 
 
 SCHEDULER_TIMEOUT_S = 5
@@ -224,6 +211,8 @@ def mine(inputs: Sequence[str | Path], out: str | Path, *, engine: str = "local"
                 fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 n_out += 1
             bar.update(counts.get("records", 0))
+        if not funnel.get("records"):  # inside the write: nothing is kept
+            raise RefbenchError(f"the input(s) hold no records: {', '.join(map(str, paths))}")
     return {"inputs": [str(p) for p in paths], "output": str(out), "engine": engine,
             "workers": workers, "candidates": n_out,
             "funnel": {s: funnel.get(s, 0) for s in STAGES},

@@ -11,6 +11,7 @@ first name) or ambiguous (a name used for both genders).
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -19,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_lines
+from refbench.core.io import atomic_write, load_json_list, read_jsonl, read_lines
 from refbench.tasks.knowref.read import parse_bracketed, parse_json_record
-from refbench.tasks.knowref.switch import swap_tokens
+from refbench.tasks.knowref.switch import same_format_output, swap_tokens
 
 MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
@@ -131,3 +132,22 @@ def neutralize_records(records: Sequence[dict[str, Any]], *, seed: int = 0,
               "ambiguous": sum(v for k, v in reasons.items() if k.startswith("ambiguous")),
               "reasons": dict(sorted(reasons.items())), "seed": seed}
     return out, report
+
+
+def neutralize_file(src: str | Path, out: str | Path, *, seed: int = 0) -> dict[str, Any]:
+    """Neutralise a KnowRef JSON list or a JSONL file of records (``knowref mine`` output) into
+    ``out``, which must be named for the same format."""
+    src, out = Path(src), Path(out)
+    name = same_format_output(src, out, (".jsonl", ".json"))
+    if name.endswith(".jsonl"):
+        records = [obj for _, obj in read_jsonl(src)]
+    else:
+        records = load_json_list(src, "records")
+    labelled, report = neutralize_records(records, seed=seed, path=src)
+    with atomic_write(out) as fh:
+        if name.endswith(".jsonl"):
+            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in labelled)
+        else:
+            json.dump(labelled, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    return report

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import json_type
+from refbench.core.invalid import InvalidInstances, reject
 from refbench.core.io import load_json_list
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.formats.tsv import read_tsv
@@ -22,11 +24,15 @@ BLANK = "_"
 
 
 def _cand(value: Any, *, path: Path | str, item: str, field: str) -> str:
+    text = None
     if isinstance(value, list) and all(isinstance(x, str) for x in value):
-        return " ".join(value)
-    if isinstance(value, str):
-        return value
-    raise RefbenchError(f"{field} must be a string or a list of tokens", path=path, item=item)
+        text = " ".join(value)
+    elif isinstance(value, str):
+        text = value
+    if text is None or not text.strip():
+        raise RefbenchError(f"field {field!r}: expected a name (a non-empty string or list of "
+                            f"tokens), found {json_type(value)}", path=path, item=item)
+    return text
 
 
 def parse_bracketed(sentence: str, *, path: Path | str, item: str) -> tuple[str, str, int, int]:
@@ -86,7 +92,9 @@ def parse_json_record(obj: Any, index: int, *, path: Path | str) -> JsonRecord:
             raise RefbenchError(f"missing field {key!r}", path=path, item=item)
     sentence = obj["sentence_with_pronoun"]
     if not isinstance(sentence, str):
-        raise RefbenchError("sentence_with_pronoun must be a string", path=path, item=item)
+        raise RefbenchError(f"field 'sentence_with_pronoun': expected a string, found "
+                            f"{json_type(sentence)}", path=path, item=item)
+    parse_bracketed(sentence, path=path, item=item)  # the sentence must hold a [pronoun]
     c0 = _cand(obj["candidate0"], path=path, item=item, field="candidate0")
     c1 = _cand(obj["candidate1"], path=path, item=item, field="candidate1")
     by_index = _gold_index(obj, path=path, item=item)
@@ -109,11 +117,16 @@ def parse_json_record(obj: Any, index: int, *, path: Path | str) -> JsonRecord:
     return JsonRecord(index, item, sentence, (c0, c1), gold, source, by_index, original_id)
 
 
-def read_knowref_json(path: str | Path) -> Iterator[ChoiceInstance]:
+def read_knowref_json(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                      ) -> Iterator[ChoiceInstance]:
     """``knowref_test.json`` (and refbench's switched/neutralised copies) as choice instances;
     the gold answer is the one named by ``correct_candidate`` (see :class:`JsonRecord`)."""
     for i, obj in enumerate(load_json_list(path, "instances")):
-        rec = parse_json_record(obj, i, path=path)
+        try:
+            rec = parse_json_record(obj, i, path=path)
+        except RefbenchError as exc:
+            reject(on_invalid, exc, item=f"instance {i}")
+            continue
         text, pronoun, offset, n_brackets = parse_bracketed(rec.sentence, path=path,
                                                             item=rec.item)
         yield ChoiceInstance(
@@ -176,31 +189,90 @@ def tsv_pair_context(r0: dict[str, str], r1: dict[str, str], *, path: Path | str
     return [" ".join(seg) for seg in segments]
 
 
-def read_knowref_tsv(path: str | Path) -> Iterator[ChoiceInstance]:
+@dataclass(frozen=True)
+class TsvPair:
+    """One instance of a substitution TSV: its two rows, checked once, here."""
+
+    line: int
+    index: str
+    rows: tuple[dict[str, str], dict[str, str]]
+    candidates: tuple[str, str]
+    labels: tuple[str, str]
+    gold: int | None  # None: labelled 0/0 (the released test.tsv)
+    segments: list[str]  # the text around the blank(s)
+
+
+def parse_tsv_pair(n0: int, r0: dict[str, str], r1: dict[str, str], *,
+                   path: Path | str) -> TsvPair:
+    if r0["index"] != r1["index"]:
+        raise RefbenchError(f"rows must come in pairs with the same index (found "
+                            f"{r0['index']!r} then {r1['index']!r})", path=path, line=n0)
+    cands = (r0["candidate0"], r0["candidate1"])
+    if (r1["candidate0"], r1["candidate1"]) != cands or not all(c.strip() for c in cands):
+        raise RefbenchError("both rows of a pair must name the same two non-empty candidates",
+                            path=path, line=n0, item=r0["index"])
+    labels = (r0["label"].strip(), r1["label"].strip())
+    if labels not in (("1", "0"), ("0", "1"), ("0", "0")):
+        raise RefbenchError(f"a pair needs labels 1/0, 0/1 or 0/0 (no gold), found {labels}",
+                            path=path, line=n0, item=r0["index"])
+    gold = 0 if labels[0] == "1" else 1 if labels[1] == "1" else None
+    segments = tsv_pair_context(r0, r1, path=path, line=n0)
+    return TsvPair(n0, r0["index"], (r0, r1), cands, labels, gold, segments)
+
+
+def read_tsv_pairs(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                   ) -> tuple[list[str], list[TsvPair]]:
+    """(header, pairs) of a substitution TSV; a malformed pair is an error, or with
+    ``on_invalid`` (``--skip-invalid``) skipped and recorded."""
+    header, rows = read_tsv(path, required=TSV_COLUMNS, what="KnowRef TSV",
+                            on_invalid=on_invalid)
+    pairs = []
+    k = 0
+    while k < len(rows):
+        n0, r0 = rows[k]
+        if k + 1 >= len(rows):
+            reject(on_invalid, RefbenchError("the last row has no partner: rows must come in "
+                                             "pairs with the same index", path=path, line=n0),
+                   item=r0["index"])
+            break
+        try:
+            pairs.append(parse_tsv_pair(n0, r0, rows[k + 1][1], path=path))
+        except RefbenchError as exc:
+            reject(on_invalid, exc, item=r0["index"])
+            k += 1 if rows[k + 1][1]["index"] != r0["index"] else 2  # resynchronise
+            continue
+        k += 2
+    return header, pairs
+
+
+def read_knowref_tsv(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                     ) -> Iterator[ChoiceInstance]:
     """Pairs of rows sharing an index; the pronoun is gone from this format, so the expression
     is a blank ``_`` where the candidates were substituted. A pair labelled 0/0 (the released
     test.tsv) has no gold answer."""
-    _, rows = read_tsv(path, required=TSV_COLUMNS, what="KnowRef TSV")
-    for k in range(0, len(rows), 2):
-        if k + 1 >= len(rows) or rows[k][1]["index"] != rows[k + 1][1]["index"]:
-            raise RefbenchError("rows must come in pairs with the same index", path=path,
-                                line=rows[k][0])
-        (n0, r0), (_, r1) = rows[k], rows[k + 1]
-        cands = (r0["candidate0"], r0["candidate1"])
-        labels = (r0["label"].strip(), r1["label"].strip())
-        if labels not in (("1", "0"), ("0", "1"), ("0", "0")):
-            raise RefbenchError(f"a pair needs labels 1/0, 0/1 or 0/0 (no gold), found {labels}",
-                                path=path, line=n0)
-        gold = 0 if labels[0] == "1" else 1 if labels[1] == "1" else None
-        segments = tsv_pair_context(r0, r1, path=path, line=n0)
+    for pair in read_tsv_pairs(path, on_invalid=on_invalid)[1]:
+        segments = pair.segments
         before = f"{segments[0]} " if segments[0] else ""
         context = " ".join(x for x in (segments[0], *(f"{BLANK} {seg}".rstrip()
                                                      for seg in segments[1:])) if x)
         yield ChoiceInstance(
-            id=f"knowref-tsv:{r0['index']}", task="knowref",
+            id=f"knowref-tsv:{pair.index}", task="knowref",
             context=context, expression=BLANK,
-            candidates=tuple(Candidate(c, char_spans=find_spans(context, c)) for c in cands),
-            gold=gold, expression_offset=len(before),
-            metadata={"index": r0["index"], "format": "tsv", "line": n0,
+            candidates=tuple(Candidate(c, char_spans=find_spans(context, c))
+                             for c in pair.candidates),
+            gold=pair.gold, expression_offset=len(before),
+            metadata={"index": pair.index, "format": "tsv", "line": pair.line,
                       "blanks": len(segments) - 1},
         )
+
+
+def absent_candidates_warning(instances: Sequence[ChoiceInstance]) -> str | None:
+    """A warning when candidates do not occur as whole words in their text (the release has
+    a few: a name misspelt or replaced inside another name). Such instances are scored, but a
+    model that reads where the candidates are cannot find them, so the count is reported."""
+    ids = [i.id for i in instances if any(not c.char_spans for c in i.candidates)]
+    if not ids:
+        return None
+    return (f"{len(ids)} instance(s) name a candidate that does not occur as whole words in "
+            f"the text ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); see "
+            "refbench knowref check")

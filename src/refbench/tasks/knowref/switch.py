@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import atomic_write, load_json_list
-from refbench.formats.tsv import read_tsv
-from refbench.tasks.knowref.read import TSV_COLUMNS, parse_json_record, tsv_pair_context
+from refbench.core.io import atomic_write, format_name, load_json_list
+from refbench.tasks.knowref.read import TsvPair, parse_json_record, read_tsv_pairs
 
 
 @dataclass(frozen=True)
@@ -105,10 +104,8 @@ def switch_json_record(obj: dict[str, Any], index: int, *, path: Path | str = "<
     """The switched record, or None and the reason. The switched gold is the other candidate
     of the record's gold, which comes from the name (``parse_json_record``); both gold fields
     of the output agree."""
-    rec = parse_json_record(obj, index, path=path)
+    rec = parse_json_record(obj, index, path=path)  # checks the [pronoun] too
     c0, c1 = rec.candidates
-    if "[" not in rec.sentence:
-        raise RefbenchError("no [pronoun] in sentence_with_pronoun", path=path, item=rec.item)
     res = switch_text(rec.sentence, c0, c1)
     if res.text is None:
         return None, res.reason
@@ -125,23 +122,22 @@ def switch_json_record(obj: dict[str, Any], index: int, *, path: Path | str = "<
     gold = 1 - rec.gold
     new["correct_candidate_idx"] = gold
     new["correct_candidate"] = copy.deepcopy(obj["candidate1" if gold == 1 else "candidate0"])
-    new["refbench_index"] = int(obj.get("refbench_index", index))
+    new["refbench_index"] = rec.index
     new["switched"] = not obj.get("switched", False)
     return new, None
 
 
-def switch_tsv_pair(r0: dict[str, str], r1: dict[str, str], line: int = 0
+def switch_tsv_pair(pair: TsvPair
                     ) -> tuple[tuple[dict[str, str], dict[str, str]] | None, str | None]:
     """Switch the names around the blank; row k keeps candidate k at the blank, labels flip.
     Rows are written split right after the blank's candidate."""
-    c0, c1 = r0["candidate0"], r0["candidate1"]
-    segments = tsv_pair_context(r0, r1, path="<tsv>", line=line)
-    res = switch_text(" \x00 ".join(segments).strip(), c0, c1)
+    r0, r1 = pair.rows
+    c0, c1 = pair.candidates
+    res = switch_text(" \x00 ".join(pair.segments).strip(), c0, c1)
     if res.text is None:
         return None, res.reason
     parts = [p.strip() for p in res.text.split("\x00")]
-    labels = (r0["label"].strip(), r1["label"].strip())
-    flipped = {("1", "0"): ("0", "1"), ("0", "1"): ("1", "0")}.get(labels, labels)
+    flipped = {("1", "0"): ("0", "1"), ("0", "1"): ("1", "0")}.get(pair.labels, pair.labels)
     rows = []
     for k, (row, cand) in enumerate(((r0, c0), (r1, c1))):
         # every blank holds this row's candidate; the row is split right after the first
@@ -154,13 +150,14 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
                 ) -> dict[str, Any]:
     """Write the switched copy (or original + switched) of a JSON or TSV file."""
     src, dst = Path(src), Path(dst)
-    name = src.name[:-3] if src.name.endswith(".gz") else src.name
+    name = same_format_output(src, dst, (".json", ".tsv"))
     skipped: list[dict[str, Any]] = []
     n_out = 0
     if name.endswith(".json"):
         data = load_json_list(src, "instances")
         out = []
         for i, obj in enumerate(data):
+            parse_json_record(obj, i, path=src)  # a record's shape first, then its index
             if "refbench_index" not in obj:
                 obj = {**obj, "refbench_index": i}
             new, reason = switch_json_record(obj, i, path=src)
@@ -176,18 +173,17 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
             fh.write("\n")
         total = len(data)
     else:
-        header, rows = _read_tsv(src)
+        header, pairs = read_tsv_pairs(src)
         lines = ["\t".join(header)]
-        total = len(rows) // 2
-        for k in range(0, len(rows), 2):
-            (n0, r0), (_, r1) = rows[k], rows[k + 1]
-            pair, reason = switch_tsv_pair(r0, r1, n0)
+        total = len(pairs)
+        for pair in pairs:
+            rows, reason = switch_tsv_pair(pair)
             if with_original:
-                lines += ["\t".join(r[c] for c in header) for r in (r0, r1)]
-            if pair is None:
-                skipped.append({"index": r0["index"], "line": n0, "reason": reason})
+                lines += ["\t".join(r[c] for c in header) for r in pair.rows]
+            if rows is None:
+                skipped.append({"index": pair.index, "line": pair.line, "reason": reason})
             else:
-                lines += ["\t".join(r[c] for c in header) for r in pair]
+                lines += ["\t".join(r[c] for c in header) for r in rows]
                 n_out += 1
         with atomic_write(dst) as fh:
             fh.write("\n".join(lines) + "\n")
@@ -196,8 +192,16 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
             "with_original": with_original}
 
 
-def _read_tsv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    header, rows = read_tsv(path, required=TSV_COLUMNS, what="KnowRef TSV")
-    if len(rows) % 2:
-        raise RefbenchError("rows must come in pairs", path=path)
-    return header, rows
+def same_format_output(src: Path, dst: Path, formats: tuple[str, ...]) -> str:
+    """The input's format (its extension without ``.gz``), once the output is known to be
+    named for the same format: JSON in, JSON out; a JSON file named ``.tsv`` is never written."""
+    def ext(p: Path) -> str:
+        return next((f for f in formats if format_name(p).endswith(f)), "")
+
+    kind = ext(src)
+    if not kind:
+        raise RefbenchError(f"expected a {' or '.join(formats)} file", path=src)
+    if ext(dst) != kind:
+        raise RefbenchError(f"the output must be a {kind} file like the input (name it "
+                            f"*{kind})", path=dst)
+    return format_name(src)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import atomic_write
+from refbench.core.io import atomic_write, format_name
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.knowref.read import TSV_COLUMNS
 
@@ -52,18 +52,18 @@ def to_tsv_rows(inst: ChoiceInstance, index: str) -> list[dict[str, str]]:
 
 def write_knowref(instances: Iterable[ChoiceInstance], out: str | Path) -> int:
     out = Path(out)
+    name = format_name(out)
+    if not name.endswith((".json", ".tsv")):
+        raise RefbenchError("the output must end in .json or .tsv", path=out)
     items = list(instances)
-    name = out.name[:-3] if out.name.endswith(".gz") else out.name
     with atomic_write(out) as fh:
         if name.endswith(".json"):
             json.dump([to_json_record(i) for i in items], fh, ensure_ascii=False, indent=1)
             fh.write("\n")
-        elif name.endswith(".tsv"):
+        else:
             fh.write("\t".join(TSV_COLUMNS) + "\n")
             for k, inst in enumerate(items):
                 index = str(inst.metadata.get("index", k))
                 for row in to_tsv_rows(inst, index):
                     fh.write("\t".join(row[c] for c in TSV_COLUMNS) + "\n")
-        else:
-            raise RefbenchError("the output must end in .json or .tsv", path=out)
     return len(items)

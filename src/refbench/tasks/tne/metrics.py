@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from refbench.core.errors import RefbenchError
 from refbench.metrics.prf import PRF
 from refbench.tasks.tne.predictions import Pair, TnePrediction
 from refbench.tasks.tne.read import PREP_ID, NPDocument
@@ -58,6 +59,15 @@ class _Counts:
 
 
 def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) -> dict[str, Any]:
+    """Score predictions against labelled gold documents. Empty or unlabelled gold is an
+    error: scoring it would print zeros that mean nothing."""
+    if not gold:
+        raise RefbenchError("the gold holds no documents: nothing to score")
+    unlabelled = [d.id for d in gold if d.relations is None]
+    if unlabelled:
+        raise RefbenchError(f"{len(unlabelled)} of {len(gold)} gold documents have no "
+                            f"np_relations (e.g. {unlabelled[0]!r}): unlabelled data cannot be "
+                            "scored (the test_unlabeled release has no labels)")
     total = _Counts()
     by_bin: dict[str, _Counts] = defaultdict(_Counts)
     by_source: dict[str, _Counts] = defaultdict(_Counts)
@@ -106,10 +116,11 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
                 else:
                     missed += 1
                     dist_scores = p.scores.get(pair) if p else None
-                    if dist_scores:
+                    linked = [(s, q) for q, s in (dist_scores or {}).items()
+                              if q != "no-relation"]
+                    if linked:
                         missed_scored += 1
-                        best = max((s, q) for q, s in dist_scores.items() if q != "no-relation")
-                        missed_right += best[1] in g[pair]
+                        missed_right += max(linked)[1] in g[pair]
             if in_pred and not ok:
                 per_prep[pred[pair]].fp += 1
     out: dict[str, Any] = {"task": "tne", **total.summary(),

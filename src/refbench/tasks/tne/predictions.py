@@ -9,16 +9,18 @@ NPs in order, with preposition ids in the official order (0 = no-relation).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
 from refbench.core.io import atomic_write, read_jsonl
+from refbench.core.records import Record, Where, check_int, check_list
+from refbench.formats.answers import no_overlap_error
 from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS, NPDocument
 
 Pair = tuple[str, str]
+_EMPTY = Record({}, Where())
 
 
 @dataclass
@@ -29,46 +31,73 @@ class TnePrediction:
     line: int = 0
 
 
-def read_predictions(path: str | Path, gold: dict[str, NPDocument]) -> dict[str, TnePrediction]:
+def _matrix_relations(pred: Record, ids: list[str]) -> dict[Pair, str]:
+    matrix = pred.items("predicted_prepositions", length=len(ids))
+    rel: dict[Pair, str] = {}
+    for i, row in enumerate(matrix):
+        name = f"predicted_prepositions[{i}]"
+        row = check_list(row, name, pred.where, length=len(ids))
+        for j, p in enumerate(row):
+            k = check_int(p, f"{name}[{j}]", pred.where, min=0, max=len(PREPOSITIONS) - 1)
+            if k and i != j:
+                rel[(ids[i], ids[j])] = PREPOSITIONS[k]
+    return rel
+
+
+def _listed_relations(pred: Record, known: set[str]) -> dict[Pair, str]:
+    rel: dict[Pair, str] = {}
+    for r in pred.records("np_relations", []):
+        a, c, p = r.text("anchor"), r.text("complement"), r.string("preposition")
+        if a not in known or c not in known:
+            raise pred.where.error(f"relation names an NP that does not exist ({a} -> {c})")
+        if p not in PREP_ID:
+            raise pred.where.error(f"unknown preposition {p!r}")
+        if p != "no-relation":
+            rel[(a, c)] = p
+    return rel
+
+
+def read_predictions(path: str | Path, gold: dict[str, NPDocument], *,
+                     skipped: Collection[str] = ()) -> dict[str, TnePrediction]:
+    """Predictions by document id, every line's shape checked (a line naming a document the
+    gold lacks, or a document twice, is an error). ``skipped``: ids of gold documents skipped
+    as malformed (``--skip-invalid``), whose predictions are ignored."""
     out: dict[str, TnePrediction] = {}
     for line, obj in read_jsonl(path):
-        doc_id = str(obj.get("id", ""))
+        pred = Record(obj, Where(path, line))
+        doc_id = pred.text("id")
+        if doc_id in skipped:
+            continue
+        pred = Record(obj, Where(path, line, doc_id))
         doc = gold.get(doc_id)
         if doc is None:
-            raise RefbenchError(f"prediction for unknown document {doc_id!r}", path=path,
-                                line=line)
+            raise pred.where.error(f"prediction for unknown document {doc_id!r}"
+                                   + _id_hint(gold, doc_id))
+        if doc_id in out:
+            raise pred.where.error(f"second prediction for document {doc_id!r} (first at line "
+                                   f"{out[doc_id].line})")
         ids = [np.id for np in doc.nps]
-        rel: dict[Pair, str] = {}
-        if "predicted_prepositions" in obj:
-            matrix = obj["predicted_prepositions"]
-            if len(matrix) != len(ids) or any(len(row) != len(ids) for row in matrix):
-                raise RefbenchError(f"predicted_prepositions must be {len(ids)} x {len(ids)}",
-                                    path=path, line=line, item=doc_id)
-            for i, row in enumerate(matrix):
-                for j, p in enumerate(row):
-                    if not 0 <= int(p) < len(PREPOSITIONS):
-                        raise RefbenchError(f"preposition id {p} outside 0..{len(PREPOSITIONS)-1}",
-                                            path=path, line=line, item=doc_id)
-                    if int(p) and i != j:
-                        rel[(ids[i], ids[j])] = PREPOSITIONS[int(p)]
-        else:
-            known = set(ids)
-            for r in obj.get("np_relations", []):
-                a, c, p = str(r["anchor"]), str(r["complement"]), str(r["preposition"])
-                if a not in known or c not in known:
-                    raise RefbenchError(f"relation names an NP that does not exist "
-                                        f"({a} -> {c})", path=path, line=line, item=doc_id)
-                if p not in PREP_ID:
-                    raise RefbenchError(f"unknown preposition {p!r}", path=path, line=line,
-                                        item=doc_id)
-                if p != "no-relation":
-                    rel[(a, c)] = p
-        scores = {}
-        for key, dist in (obj.get("preposition_scores") or {}).items():
+        rel = (_matrix_relations(pred, ids) if "predicted_prepositions" in obj
+               else _listed_relations(pred, set(ids)))
+        scores: dict[Pair, dict[str, float]] = {}
+        for key, dist in (pred.record("preposition_scores", None) or _EMPTY).obj.items():
             a, _, c = str(key).partition("|")
-            scores[(a, c)] = {str(k): float(v) for k, v in dist.items()}
+            dist_rec = Record(dist, pred.where, prefix=f"preposition_scores[{key!r}].")
+            unknown = [k for k in dist_rec.obj if k not in PREP_ID]
+            if unknown:
+                raise pred.where.error(f"preposition_scores[{key!r}] scores unknown "
+                                       f"preposition(s) {', '.join(map(repr, unknown[:3]))}")
+            scores[(a, c)] = {str(k): dist_rec.number(k) for k in dist_rec.obj}
         out[doc_id] = TnePrediction(doc_id, rel, scores, line)
+    if not out:
+        raise no_overlap_error(path, [], list(gold))
     return out
+
+
+def _id_hint(gold: dict[str, NPDocument], doc_id: str) -> str:
+    example = next(iter(gold), None)
+    return (f"; the gold's ids look like {example!r} (predictions for another data set or "
+            "task?)" if example is not None else "")
 
 
 def to_leaderboard(doc: NPDocument, relations: dict[Pair, str]) -> dict[str, Any]:

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import read_jsonl
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
+from refbench.core.records import Record, Where
 
 PREPOSITIONS = ("no-relation", "of", "against", "in", "by", "on", "about", "with", "after",
                 "member(s) of", "to", "from", "for", "among", "under", "at", "between",
@@ -82,63 +84,121 @@ class NPDocument:
         return "wikinews" if src.startswith("wiki") else (src or "unknown")
 
 
-def _field(obj: dict[str, Any], name: str, *, path: Path | str, line: int, item: str) -> int:
+def _span_field(np: Record, name: str) -> int:
     for key in _SPELLINGS[name]:
-        if key in obj:
-            try:
-                return int(obj[key])
-            except (TypeError, ValueError):
-                break
-    raise RefbenchError(f"NP needs an integer {name} (or {', '.join(_SPELLINGS[name][1:])})",
-                        path=path, line=line, item=item)
+        if key in np.obj:
+            value: int = np.integer(key, min=0, numeric_text=True)
+            return value
+    raise np.where.error(f"NP needs an integer {name} (or {', '.join(_SPELLINGS[name][1:])})")
 
 
-def document_from_json(obj: dict[str, Any], *, path: Path | str = "<json>",
-                       line: int = 0) -> NPDocument:
-    doc_id = str(obj.get("id", f"line{line}"))
-    for key in ("text", "tokens", "nps"):
-        if key not in obj:
-            raise RefbenchError(f"missing field {key!r}", path=path, line=line, item=doc_id)
-    tokens = [str(t) for t in obj["tokens"]]
-    raw_nps = obj["nps"]
-    items = list(raw_nps.values()) if isinstance(raw_nps, dict) else list(raw_nps)
+def _noun_phrase(raw: Any, fallback_id: str, prefix: str, doc: Record) -> NounPhrase:
+    if type(raw) is dict:  # fast path for the released spelling; anything else via Record
+        a, b = raw.get("first_token"), raw.get("last_token")
+        c, d = raw.get("first_char"), raw.get("last_char")
+        np_id, text = raw.get("id", fallback_id), raw.get("text", "")
+        if (type(a) is int and type(b) is int and type(c) is int and type(d) is int
+                and type(np_id) is str and type(text) is str and min(a, c) >= 0):
+            return NounPhrase(np_id, text, c, d, a, b)
+    np = Record(raw, doc.where, prefix=prefix)
+    np_id = np.text("id", fallback_id)
+    np = Record(raw, doc.where.with_item(f"{doc.where.item}/{np_id}"), prefix=prefix)
+    a, b = (_span_field(np, n) for n in ("first_token", "last_token"))
+    c, d = (_span_field(np, n) for n in ("first_char", "last_char"))
+    return NounPhrase(np_id, np.text("text", ""), c, d, a, b)
+
+
+def _noun_phrases(doc: Record, n_tokens: int, n_chars: int) -> list[NounPhrase]:
+    raw = doc.raw("nps")
+    if isinstance(raw, dict):
+        items = [(str(key), value, f"nps[{key!r}].") for key, value in raw.items()]
+    else:
+        items = [(f"np{k}", value, f"nps[{k}].") for k, value in enumerate(doc.items("nps"))]
     nps = []
-    for k, np in enumerate(items):
-        np_id = str(np.get("id", (list(raw_nps)[k] if isinstance(raw_nps, dict) else f"np{k}")))
-        where = f"{doc_id}/{np_id}"
-        a, b = (_field(np, n, path=path, line=line, item=where)
-                for n in ("first_token", "last_token"))
-        c, d = (_field(np, n, path=path, line=line, item=where)
-                for n in ("first_char", "last_char"))
-        if not 0 <= a <= b < len(tokens) or not 0 <= c <= d <= len(obj["text"]):
-            raise RefbenchError(f"NP span tokens {a}-{b} / chars {c}-{d} lies outside the "
-                                f"document ({len(tokens)} tokens)", path=path, line=line,
-                                item=where)
-        nps.append(NounPhrase(np_id, str(np.get("text", "")), c, d, a, b))
-    known = {n.id for n in nps}
-    relations: dict[tuple[str, str], set[str]] | None = None
+    seen: set[str] = set()
+    for fallback, value, prefix in items:
+        np = _noun_phrase(value, fallback, prefix, doc)
+        if np.id in seen:
+            raise doc.where.error(f"NP id {np.id!r} occurs twice")
+        seen.add(np.id)
+        a, b, c, d = np.first_token, np.last_token, np.first_char, np.last_char
+        if not a <= b < n_tokens or not c <= d <= n_chars:
+            raise doc.where.with_item(f"{doc.where.item}/{np.id}").error(
+                f"NP span tokens {a}-{b} / chars {c}-{d} lies outside the document "
+                f"({n_tokens} tokens, {n_chars} characters)")
+        nps.append(np)
+    return nps
+
+
+def _relation(r: Any, k: int, doc: Record) -> tuple[str, str, str]:
+    # Fast path for the common, well-formed case (hundreds of thousands per file); anything
+    # else goes through Record, whose errors name the field.
+    if type(r) is dict:
+        a, c, p = r.get("anchor"), r.get("complement"), r.get("preposition")
+        if type(a) is str and type(c) is str and type(p) is str:
+            return a, c, p
+    rec = Record(r, doc.where, prefix=f"np_relations[{k}].")
+    return rec.text("anchor"), rec.text("complement"), rec.string("preposition")
+
+
+def _relations(doc: Record, known: set[str]
+               ) -> tuple[dict[tuple[str, str], frozenset[str]], tuple[tuple[str, str, str], ...]]:
+    """The document's relations, and the entries listed again after their first listing."""
+    relations: dict[tuple[str, str], set[str]] = {}
     repeated: list[tuple[str, str, str]] = []
-    if "np_relations" in obj:
-        relations = {}
-        for r in obj["np_relations"]:
-            anchor, comp, prep = str(r["anchor"]), str(r["complement"]), str(r["preposition"])
-            for role, np_id in (("anchor", anchor), ("complement", comp)):
-                if np_id not in known:
-                    raise RefbenchError(f"relation names {role} {np_id!r}, which is not an NP "
-                                        "of the document", path=path, line=line, item=doc_id)
-            if prep not in PREP_ID:
-                raise RefbenchError(f"unknown preposition {prep!r}", path=path, line=line,
-                                    item=doc_id)
-            if prep in relations.setdefault((anchor, comp), set()):
-                repeated.append((anchor, comp, prep))
-            relations[(anchor, comp)].add(prep)
-    clusters = [(str(c["id"]), tuple(str(m) for m in c["members"]),
-                 str(c.get("np_type", "standard"))) for c in obj.get("coref", [])]
-    return NPDocument(doc_id, str(obj["text"]), tokens, nps,
-                      {k: frozenset(v) for k, v in relations.items()} if relations is not None
-                      else None, clusters, dict(obj.get("metadata") or {}), tuple(repeated))
+    for k, r in enumerate(doc.items("np_relations")):
+        anchor, comp, prep = _relation(r, k, doc)
+        if anchor not in known or comp not in known:
+            role, np_id = ("anchor", anchor) if anchor not in known else ("complement", comp)
+            raise doc.where.error(f"relation names {role} {np_id!r}, which is not an NP "
+                                  "of the document")
+        if prep not in PREP_ID:
+            raise doc.where.error(f"unknown preposition {prep!r}; expected one of the 25 TNE "
+                                  "prepositions")
+        if prep in relations.setdefault((anchor, comp), set()):
+            repeated.append((anchor, comp, prep))
+        relations[(anchor, comp)].add(prep)
+    return {k: frozenset(v) for k, v in relations.items()}, tuple(repeated)
 
 
-def read_tne(path: str | Path) -> Iterator[NPDocument]:
-    for line, obj in read_jsonl(path):
-        yield document_from_json(obj, path=path, line=line)
+def document_from_json(obj: Any, *, path: Path | str = "<json>", line: int = 0) -> NPDocument:
+    """One TNE document, its shape checked once, here (file, line, id, field, expectation)."""
+    where = Where(path, line)
+    doc = Record(obj, where)
+    doc_id = doc.text("id", f"line{line}")
+    doc = Record(obj, where.with_item(doc_id))
+    text = doc.string("text")
+    tokens = doc.strings("tokens")
+    nps = _noun_phrases(doc, len(tokens), len(text))
+    known = {n.id for n in nps}
+    relations, repeated = _relations(doc, known) if doc.has("np_relations") else (None, ())
+    clusters = []
+    for c in doc.records("coref", []):
+        members = tuple(c.strings("members"))
+        clusters.append((c.text("id"), members, str(c.raw("np_type", None) or "standard")))
+    metadata = doc.raw("metadata", None) or {}
+    if not isinstance(metadata, dict):
+        raise doc.where.error("field 'metadata': expected an object")
+    return NPDocument(doc_id, text, tokens, nps, relations, clusters, dict(metadata), repeated)
+
+
+def read_documents(path: str | Path, *, on_invalid: InvalidInstances | None = None,
+                   progress: bool = False) -> list[NPDocument]:
+    """Every document of a file, which must hold at least one (an empty file would score,
+    train or predict nothing, and say nothing about it). ``progress``: a bar on a terminal
+    (the train file takes half a minute)."""
+    from tqdm import tqdm
+
+    docs = list(tqdm(read_tne(path, on_invalid=on_invalid), desc=Path(path).name, unit=" docs",
+                     leave=False, disable=None if progress else True))
+    if not docs:
+        raise RefbenchError("holds no TNE documents", path=path)
+    return docs
+
+
+def read_tne(path: str | Path, *, on_invalid: InvalidInstances | None = None
+             ) -> Iterator[NPDocument]:
+    """The documents of a TNE file; a malformed one stops the reading, or with ``on_invalid``
+    (``--skip-invalid``) is skipped and recorded."""
+    yield from parse_jsonl(path, lambda obj, line: document_from_json(obj, path=path, line=line),
+                           on_invalid=on_invalid)

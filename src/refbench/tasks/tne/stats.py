@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.tasks.tne.read import NPDocument, read_tne
+from refbench.tasks.tne.read import NPDocument, read_documents
 
 COLUMNS = ("train", "dev", "test", "books", "imdb", "reddit", "ood", "all")
 _T3 = {  # the paper's Table 3, in COLUMNS order
@@ -180,13 +180,10 @@ def file_statistics(paths: Sequence[str | Path], *, total: bool = False,
                     progress: bool = False) -> dict[str, Any]:
     """Table 3 for each file, beside the paper's column for it; with ``total``, also for all
     the files together (Table 3's "all" column when they are train, dev, test and OOD)."""
-    from tqdm import tqdm
-
     files = []
     every: list[NPDocument] = []
     for path in paths:
-        docs = list(tqdm(read_tne(path), desc=Path(path).name, unit=" docs", leave=False,
-                         disable=None if progress else True))  # None: only on a terminal
+        docs = read_documents(path, progress=progress)  # an empty file is an error
         if total:
             every.extend(docs)
         files.append({"path": str(path), "groups": _with_paper(table3_statistics(docs), path)})

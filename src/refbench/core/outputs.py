@@ -1,0 +1,393 @@
+"""Writing outputs: into paths checked before any work starts, atomically, all or nothing.
+
+- :func:`check_output_file` / :func:`check_output_dir` say up front (when options are parsed)
+  that an output path is unusable: a folder where a file is expected, a file where a folder is
+  expected, a read-only place, ``/proc/...``. Missing parent folders are fine: they are created
+  when the output is written (and removed again if the write fails).
+- :func:`atomic_write` / :func:`atomic_path` write to a temporary sibling renamed into place only
+  on success; :func:`torch_save_atomic` and the plot writer use the same path.
+- :func:`output_group`: the outputs of one command commit as they complete (a later step may read
+  an earlier one), but if the command fails or is interrupted every one of them is undone: new
+  files removed, replaced files restored, created folders removed.
+- :func:`prepare_output_dir` / :func:`commit_output_dir`: a whole folder through a temporary
+  sibling that records its owner, so a later run removes the partial folders of runs that were
+  killed (or names those it cannot attribute).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import errno
+import glob
+import gzip
+import io
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from refbench.core.errors import OutputError
+
+# Temporary files and folders are created private (0600/0700); what is committed gets the
+# permissions an ordinary open() or mkdir() would give under the user's umask.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+OWNER_FILE = ".refbench-partial"
+
+
+def output_error(exc: OSError, path: str | Path) -> OutputError:
+    """The error a person should see when ``path`` cannot be written."""
+    if isinstance(exc, IsADirectoryError):
+        return OutputError("is a folder; expected a file path", path=path)
+    if isinstance(exc, NotADirectoryError):
+        return OutputError("cannot write here (a folder in the path is a file)", path=path)
+    if isinstance(exc, PermissionError):
+        return OutputError("cannot write here (permission denied)", path=path)
+    reasons = {errno.EROFS: "read-only file system", errno.ENOSPC: "no space left on device",
+               errno.EDQUOT: "disk quota exceeded", errno.ENAMETOOLONG: "file name too long"}
+    reason = reasons.get(exc.errno or 0) or exc.strerror or str(exc)
+    return OutputError(f"cannot write here ({reason})", path=path)
+
+
+def _existing_ancestor(p: Path) -> Path:
+    q = p.absolute()
+    while not q.exists() and q != q.parent:
+        q = q.parent
+    return q
+
+
+def _probe(folder: Path, target: Path) -> None:
+    """Create and remove a file in ``folder``: the one reliable test that it is writable."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".refbench-probe.", dir=folder)
+    except OSError as exc:
+        raise output_error(exc, target) from None
+    os.close(fd)
+    os.unlink(name)
+
+
+def check_output_file(path: str | Path) -> Path:
+    """``path`` once it is known that a file can be written there (parents may be missing)."""
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError("is a folder; expected a file path", path=p)
+    if p.exists() and not p.is_file():
+        raise OutputError("exists and is not a regular file", path=p)
+    folder = _existing_ancestor(p.parent if str(p.parent) else Path("."))
+    if not folder.is_dir():
+        raise OutputError(f"cannot write here ({folder} is a file, not a folder)", path=p)
+    _probe(folder, p)
+    return p
+
+
+def check_output_dir(path: str | Path) -> Path:
+    """``path`` once it is known that a folder can be written there (it may not exist yet)."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise OutputError("exists and is not a folder", path=p)
+    folder = _existing_ancestor(p)
+    if not folder.is_dir():
+        raise OutputError(f"cannot write here ({folder} is a file, not a folder)", path=p)
+    _probe(folder, p)
+    return p
+
+
+def _make_parents(folder: Path, target: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those created (outermost first)."""
+    missing: list[Path] = []
+    q = folder
+    while not q.exists() and q != q.parent:
+        missing.append(q)
+        q = q.parent
+    created = []
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+            created.append(d)
+    except FileExistsError:
+        if not folder.is_dir():
+            _remove_dirs(created)
+            raise OutputError("cannot write here (a folder in the path is a file)",
+                              path=target) from None
+    except OSError as exc:
+        _remove_dirs(created)
+        raise output_error(exc, target) from None
+    return created
+
+
+def _remove_dirs(created: Iterable[Path]) -> None:
+    for d in reversed(list(created)):
+        with contextlib.suppress(OSError):
+            d.rmdir()  # only when empty
+
+
+class _Group:
+    """Outputs committed by one command, undone together if it fails."""
+
+    def __init__(self) -> None:
+        self.touched: dict[Path, Path | None] = {}  # target -> backup of the old file
+        self.created: list[Path] = []
+
+    def commit(self, tmp: Path, target: Path) -> None:
+        if target not in self.touched:
+            backup = None
+            if target.is_file():
+                backup = target.with_name(f".{target.name}.{os.getpid()}.{time.time_ns()}.bak")
+                try:
+                    os.link(target, backup)
+                except OSError:
+                    shutil.copy2(target, backup)
+            self.touched[target] = backup
+        os.replace(tmp, target)
+
+    def rollback(self) -> None:
+        for target, backup in reversed(list(self.touched.items())):
+            with contextlib.suppress(OSError):
+                if backup is not None:
+                    os.replace(backup, target)
+                else:
+                    target.unlink()
+        _remove_dirs(self.created)
+
+    def finish(self) -> None:
+        for backup in self.touched.values():
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    backup.unlink()
+
+
+_GROUP: contextvars.ContextVar[_Group | None] = contextvars.ContextVar("refbench_outputs",
+                                                                      default=None)
+
+
+@contextlib.contextmanager
+def output_group() -> Iterator[None]:
+    """All or nothing for the outputs written inside (nested groups join the outer one)."""
+    if _GROUP.get() is not None:
+        yield
+        return
+    group = _Group()
+    token = _GROUP.set(group)
+    try:
+        yield
+    except BaseException:
+        group.rollback()
+        raise
+    else:
+        group.finish()
+    finally:
+        _GROUP.reset(token)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix, so format-by-extension writers work),
+    renamed onto ``path`` when the block succeeds and removed when it fails."""
+    target = Path(path)
+    if target.is_dir():
+        raise OutputError("is a folder; expected a file path", path=target)
+    folder = target.parent if str(target.parent) else Path(".")
+    created = _make_parents(folder, target)
+    group = _GROUP.get()
+    if group is not None:
+        group.created.extend(created)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}",
+                                    dir=folder)
+    except OSError as exc:
+        _remove_dirs(created)
+        raise output_error(exc, target) from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        try:
+            if group is not None:
+                group.commit(tmp, target)
+            else:
+                os.replace(tmp, target)
+        except OSError as exc:
+            raise output_error(exc, target) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if group is None:
+            _remove_dirs(created)
+        raise
+
+
+class _Writer:
+    """A text file being written whose OS errors (disk full, ...) name the output."""
+
+    def __init__(self, fh: IO[str], target: Path) -> None:
+        self._fh = fh
+        self._target = target
+
+    def write(self, text: str) -> int:
+        try:
+            return self._fh.write(text)
+        except OSError as exc:
+            raise output_error(exc, self._target) from None
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def close(self) -> None:
+        try:
+            self._fh.close()
+        except OSError as exc:
+            raise output_error(exc, self._target) from None
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path) -> Iterator[_Writer]:
+    """Write a UTF-8 text file (gzip-compressed when named ``.gz``) atomically."""
+    target = Path(path)
+    with atomic_path(target) as tmp:
+        writer = _Writer(_open_for_write(tmp, compress=target.suffix == ".gz"), target)
+        try:
+            yield writer
+        finally:
+            writer.close()
+
+
+def _open_for_write(path: Path, *, compress: bool) -> IO[str]:
+    if not compress:
+        return open(path, "w", encoding="utf-8", newline="")
+    # mtime=0 and no file name in the header: identical input gives identical bytes.
+    raw = gzip.GzipFile(filename="", mode="wb", fileobj=open(path, "wb"), mtime=0)  # noqa: SIM115
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    with atomic_write(path) as fh:
+        fh.write(text)
+
+
+def torch_save_atomic(obj: Any, path: str | Path) -> None:
+    """``torch.save`` through :func:`atomic_path`: a crash mid-save never leaves a truncated
+    checkpoint or model, nor a temporary file."""
+    import torch
+
+    with atomic_path(path) as tmp:
+        try:
+            torch.save(obj, tmp)
+        except OSError as exc:
+            raise output_error(exc, path) from None
+
+
+# --- whole folders -------------------------------------------------------------------------
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_partials(out: Path) -> list[str]:
+    """Remove the partial folders of ``out`` left by killed runs on this machine; return notes
+    about the ones removed and the ones left alone (a live owner, or no owner record)."""
+    parent = out.parent if str(out.parent) else Path(".")
+    notes = []
+    host = socket.gethostname()
+    for d in sorted(parent.glob(f".{glob.escape(out.name)}.*.partial")):
+        if not d.is_dir():
+            continue
+        try:
+            owner = json.loads((d / OWNER_FILE).read_text(encoding="utf-8"))
+            pid, owner_host = int(owner["pid"]), str(owner["host"])
+        except (OSError, ValueError, KeyError, TypeError):
+            notes.append(f"{d} is a partial folder with no owner record; remove it if no run "
+                         "is writing it")
+            continue
+        if owner_host == host and not _alive(pid):
+            shutil.rmtree(d, ignore_errors=True)
+            notes.append(f"removed {d}, left by an interrupted run (pid {pid})")
+        else:
+            notes.append(f"{d} belongs to a running process (pid {pid} on {owner_host}); left "
+                         "alone")
+    return notes
+
+
+def prepare_output_dir(out: Path, *, overwrite: bool) -> Path:
+    """Check that ``out`` may be (re)written and return a fresh temporary sibling folder.
+
+    The caller fills the temporary folder and then calls :func:`commit_output_dir` (or
+    :func:`discard_output_dir`). Partial folders of earlier killed runs are cleaned first.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise OutputError("exists and is not a folder", path=out)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise OutputError("folder is not empty (use --overwrite to replace it)", path=out)
+    parent = out.parent if str(out.parent) else Path(".")
+    check_output_dir(out)
+    for note in clean_stale_partials(out):
+        print(f"note: {note}", file=sys.stderr)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
+        (tmp / OWNER_FILE).write_text(json.dumps({"pid": os.getpid(),
+                                                  "host": socket.gethostname()}) + "\n",
+                                      encoding="utf-8")
+    except OSError as exc:
+        raise output_error(exc, out) from None
+    return tmp
+
+
+def commit_output_dir(tmp: Path, out: Path) -> None:
+    """Replace ``out`` by the completed temporary folder ``tmp``."""
+    out = Path(out)
+    try:
+        (tmp / OWNER_FILE).unlink(missing_ok=True)
+        os.chmod(tmp, 0o777 & ~_UMASK)
+        if out.exists():
+            old = out.with_name(f".{out.name}.old-{os.getpid()}")
+            os.replace(out, old)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except OSError as exc:
+        raise output_error(exc, out) from None
+
+
+def discard_output_dir(tmp: Path) -> None:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+class LineWriter:
+    """Buffered text writer used by the generator's hot loop (large buffer, plain files)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(path, "w", encoding="utf-8", newline="", buffering=1 << 20)  # noqa: SIM115
+        except OSError as exc:
+            raise output_error(exc, path) from None
+
+    def write(self, text: str) -> None:
+        try:
+            self._fh.write(text)
+        except OSError as exc:
+            raise output_error(exc, self._path) from None
+
+    def close(self) -> None:
+        try:
+            self._fh.close()
+        except OSError as exc:
+            raise output_error(exc, self._path) from None
