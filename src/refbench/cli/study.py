@@ -70,7 +70,8 @@ def _common(f: F) -> F:
     "--out k.sqlite"))
 @click.option("--data", type=PATH, multiple=True, required=True,
               help="A KITMUS suite folder or any choice data file refbench reads (repeatable).")
-@click.option("--n", "n", type=POSITIVE, default=40, show_default=True, help="Instances to ask about.")
+@click.option("--n", "n", type=POSITIVE, default=40, show_default=True,
+              help="Instances to ask about.")
 @click.option("--conditions", default="with-knowledge,without-knowledge", show_default=True,
               help="Show the knowledge text (with-knowledge), leave it out, or both.")
 @click.option("--gold-checks", type=COUNT, default=4, show_default=True,
@@ -146,7 +147,8 @@ def create_tne(data: Path, n: int, annotators: str, overlap: int | None, seed: i
 @click.argument("study_file", type=PATH)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on (loopback unless you mean otherwise).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="0 picks a free port.")
 def serve(study_file: Path, host: str, port: int) -> None:
     """Serve a study: prints one link per annotator (their token is in it) and the admin link.
     Every answer is written to the study file as it is given."""
