@@ -19,7 +19,6 @@ from tests.robustness.support import broken_bz2, official_layout, truncated_gz, 
 
 Make = Callable[[Path, Path], None]
 LEAD = "lead: kitmus validate"
-LEAD_CONVERT = "lead: convert writes an empty output for an empty input"
 
 # --- input slots: (id, args with {in}, input file name, valid support file, options) ---------
 RUN = ("run", "--model", "first", "--no-store", "--quiet", "--out", "{T}/run", "--data")
@@ -165,9 +164,8 @@ def file_cases() -> list[Case]:
                 code, fragment = 0, ""  # undecodable records are counted, by design
             elif cause == "broken .bz2":
                 fragment = actual  # some readers reject the name, others the data
-            xfail = LEAD_CONVERT if (slot, cause) == ("convert", "empty file") else None
             out.append(Case(
-                id=f"{slot}: {cause}", xfail=xfail,
+                id=f"{slot}: {cause}",
                 args=tuple(a.replace("{in}", "{T}/" + actual) for a in args),
                 make=make, code=code, fragment=fragment or (actual if code else ""),
                 cause=cause, needs_non_root=cause == "unreadable file"))
@@ -586,8 +584,7 @@ def shape_cases() -> list[Case]:
     add("report: suite cells not a list", rep,
         _json(r, v, lambda d: d.update(mode="suite", cells="none")), "field 'cells'")
     add("report: --metric names no figure", (*rep, "--metric", "accuracy"),
-        lambda d, s: (d / r).write_bytes(valid_bytes(s, v)), "accuracy",
-        xfail="journey: report --metric")
+        lambda d, s: (d / r).write_bytes(valid_bytes(s, v)), "accuracy")
     # CoNLL and e2e jsonlines
     conv = ("convert", "{T}/in.v4_gold_conll", "{T}/out.jsonlines")
     add("conll: unbalanced brackets", conv,
@@ -610,7 +607,7 @@ def shape_cases() -> list[Case]:
         "sentences[0][0]")
     # KITMUS validate (the lead's checks; rows kept here so the table covers them)
     add("kitmus validate: a missing folder", ("kitmus", "validate", "{T}/nothing"), None,
-        "nothing", xfail=None)
+        "nothing")
     add("kitmus validate: a file, not a folder", ("kitmus", "validate", "{T}/f"),
         _write("f", "x\n"), "f")
     add("kitmus difficulty: a missing folder", ("kitmus", "difficulty", "{T}/nothing"), None,

@@ -28,7 +28,7 @@ def _param(case: Case) -> object:
         marks.append(pytest.mark.skipif(not PERMISSIONS,
                                         reason="file permissions do not bind this user (root)"))
     if case.xfail:
-        marks.append(pytest.mark.xfail(strict=False, reason=case.xfail))
+        marks.append(pytest.mark.xfail(strict=True, reason=case.xfail))
     return pytest.param(case, id=case.id, marks=marks)
 
 

@@ -160,11 +160,12 @@ def _switch(p: Path) -> Any:
 
 
 def _report(p: Path) -> Any:
-    from refbench.report.tables import generic_grid, kitmus_cells, kitmus_grid, load_results
+    from refbench.report.results import load_results
+    from refbench.report.tables import generic_tables, kitmus_cells, kitmus_table
 
     data = load_results([p])
-    cells, random = kitmus_cells(data, "pronoun_accuracy")
-    return kitmus_grid(cells, random) if cells else generic_grid(data)
+    cells, chance = kitmus_cells(data, "pronoun_accuracy")
+    return kitmus_table(cells, chance) if cells else generic_tables(data)
 
 
 # (reader name, support file, file name, reader, whole-document JSON instead of lines)

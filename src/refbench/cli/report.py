@@ -53,9 +53,9 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         from refbench.runs.store import Store
 
         skipped: list[str] = []
+        ids = parse_ints(run_ids, "--runs")  # a bad option is named before the store is opened
         with Store(store, create=False) as st:
-            data = store_results(st, ids=parse_ints(run_ids, "--runs"), tag=tag,
-                                 skipped=skipped)
+            data = store_results(st, ids=ids, tag=tag, skipped=skipped)
         for note in skipped:
             click.echo(f"note: left out {note}", err=True)
         if not data:

@@ -22,7 +22,7 @@ def _result_file(p: Path) -> Path:
         for name in ("suite-results.json", "metrics.json"):
             if (p / name).is_file():
                 return p / name
-        raise RefbenchError("no suite-results.json or metrics.json in this folder (refbench "
+        raise RefbenchError("is a folder without suite-results.json or metrics.json (refbench "
                             "run --out writes them; refbench evaluate --out writes a result "
                             "file)", path=p)
     if not p.is_file():
@@ -70,6 +70,7 @@ def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
         c.string("variant", None)
         c.integer("n_entities", None, min=1)
         c.integer("n_runs", None, min=1)
+        c.integer("n", None, min=0)
         c.raw("pronoun_accuracy")
         for key, value in c.obj.items():
             if (key in _FIGURES or key.endswith("_std")) and value is not None:

@@ -35,7 +35,7 @@ def prediction_file(path: str | Path) -> Path:
         if (p / "suite-results.json").is_file():
             raise RefbenchError("this is a suite run folder: score it against the whole suite "
                                 "(--task kitmus --gold SUITE_DIR --pred THIS_FOLDER)", path=p)
-        raise RefbenchError(f"a folder without {PREDICTIONS} (refbench run --out writes one)",
+        raise RefbenchError(f"is a folder without {PREDICTIONS} (refbench run --out writes one)",
                             path=p)
     if not p.is_file():
         raise RefbenchError("prediction file not found", path=p)

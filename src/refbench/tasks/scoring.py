@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import UsageError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
 from refbench.metrics.choice import choice_metrics
 from refbench.tasks.answers import prediction_file, read_choice_answers, run_metadata, system_name
@@ -25,6 +25,15 @@ def _one(preds: Sequence[Path], task: str, extra: str = "") -> Path:
     return preds[0]
 
 
+def _gold_choices(task: str, gold: Path, options: dict[str, Any] | None,
+                  on_invalid: InvalidInstances | None) -> list[Any]:
+    instances = list(read_choices(gold, task=task, options=options, on_invalid=on_invalid))
+    if not instances:
+        skipped = " (every instance was skipped as invalid)" if on_invalid else ""
+        raise RefbenchError(f"the gold holds no instances{skipped}: nothing to score", path=gold)
+    return instances
+
+
 def evaluate_choice_task(task: str, gold: Path, pred: Path, *,
                          reader_options: dict[str, Any] | None = None, bootstrap: int = 1000,
                          seed: int = 0, on_invalid: InvalidInstances | None = None
@@ -35,7 +44,7 @@ def evaluate_choice_task(task: str, gold: Path, pred: Path, *,
     meta = run_metadata(pred) or {}
     for key, value in (meta.get("reader_options") or {}).items():
         options.setdefault(key, value)  # read the gold the way the run read it
-    instances = list(read_choices(gold, task=task, options=options, on_invalid=on_invalid))
+    instances = _gold_choices(task, gold, options, on_invalid)
     read = read_choice_answers(pred, instances)
     result = choice_metrics(task, instances, read.answers, answers_norm=read.answers_norm,
                             bootstrap=bootstrap, seed=seed)
@@ -50,7 +59,7 @@ def _knowref(gold: Path, pred: Path, *, switched_pred: Path | None,
     from refbench.tasks.knowref.metrics import base_id, evaluate_knowref, read_answers
 
     file = prediction_file(pred)
-    instances = list(read_choices(gold, task="knowref", on_invalid=on_invalid))
+    instances = _gold_choices("knowref", gold, None, on_invalid)
     links = read_answers(file, instances)
     answers = [next(iter(s)) if len(s := links.get(base_id(i.id), set())) == 1 else None
                for i in instances]

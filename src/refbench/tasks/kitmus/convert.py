@@ -118,6 +118,8 @@ def convert(src: str | Path, dst: str | Path, *, target: str | None = None,
         for doc in read_documents(src, view=view):
             fh.write(render(doc, fmt, path=src))
             n += 1
+        if n == 0:  # inside the write: the empty output is never renamed into place
+            raise RefbenchError("holds no documents: nothing to convert", path=src)
     return n
 
 

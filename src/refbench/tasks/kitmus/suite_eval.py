@@ -159,6 +159,7 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
                    on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     """``systems``: one folder per system; ``names``: what to call them (default: the name a
     suite run recorded in the folder, else the folder's name)."""
+    gold_files = find_gold(Path(gold_root), split)
     folders = [Path(s) for s in systems]
     for sdir in folders:
         if not sdir.is_dir():
