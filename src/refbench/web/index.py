@@ -30,9 +30,9 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.web.datasets import Dataset
-from refbench.web.records import FACETS, Record, file_records
+from refbench.web.records import FACETS, Problem, Record, file_records
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 BATCH = 2000
 Row = tuple[Any, ...]
 
@@ -67,10 +67,17 @@ def signature(ds: Dataset) -> str:
     return h.hexdigest()[:32]
 
 
-def _rows(kind: str, task: str, path: str) -> list[Row]:
-    """One data file's rows (run in a worker process for suites)."""
+def _rows(kind: str, task: str, path: str) -> tuple[list[Row], list[str]]:
+    """One data file's rows and the reader's messages for instances it rejected (run in a
+    worker process for suites)."""
     names = facet_names(task)
-    return [_row(task, names, rec) for rec in file_records(kind, task, Path(path))]
+    rows, problems = [], []
+    for rec in file_records(kind, task, Path(path)):
+        if isinstance(rec, Problem):
+            problems.append(rec.message)
+        else:
+            rows.append(_row(task, names, rec))
+    return rows, problems
 
 
 def _row(task: str, names: list[str], rec: Record) -> Row:
@@ -78,15 +85,14 @@ def _row(task: str, names: list[str], rec: Record) -> Row:
             *(rec.facets.get(n) for n in names), rec.body, pack(rec.payload))
 
 
-def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, list[Row]]]:
+def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, tuple[list[Row], list[str]]]]:
     """Rows per file in dataset order; with ``workers`` > 1, several files at once in forked
     processes (only safe before the process starts threads: see the module docstring)."""
     if workers <= 1 or len(ds.files) < 3:
-        names = facet_names(ds.task)
         for f in ds.files:
-            yield f, [_row(ds.task, names, r) for r in file_records(ds.kind, ds.task, f)]
+            yield f, _rows(ds.kind, ds.task, str(f))
         return
-    pending: list[tuple[Path, Future[list[Row]]]] = []
+    pending: list[tuple[Path, Future[tuple[list[Row], list[str]]]]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
         files = iter(ds.files)
         for f in files:
@@ -109,6 +115,7 @@ CREATE TABLE items (n INTEGER PRIMARY KEY, iid TEXT NOT NULL, key TEXT NOT NULL,
 CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched INTEGER NOT NULL,
                       n_unmatched INTEGER NOT NULL);
+CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE preds (sys TEXT NOT NULL, n INTEGER NOT NULL, answer INTEGER, correct INTEGER,
                     output BLOB, PRIMARY KEY (sys, n)) WITHOUT ROWID;
 """
@@ -134,7 +141,9 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         marks = ", ".join("?" * (7 + len(names)))
         n = 0
         with tqdm(desc=f"indexing {ds.label}", unit="inst", disable=not progress) as bar:
-            for _, rows in _file_rows(ds, workers):
+            for f, (rows, problems) in _file_rows(ds, workers):
+                db.executemany("INSERT INTO problems VALUES (?, ?)",
+                               [(str(f), p) for p in problems])
                 for i in range(0, len(rows), BATCH):
                     chunk = rows[i:i + BATCH]
                     db.executemany(f"INSERT INTO items ({cols}) VALUES ({marks})",
@@ -221,6 +230,13 @@ def find_n(db: sqlite3.Connection, iid: str, task: str) -> int | None:
     row = db.execute("SELECT n FROM items WHERE iid = ? UNION ALL SELECT n FROM items "
                      "WHERE key = ? LIMIT 1", (iid, match_key(task, iid))).fetchone()
     return None if row is None else int(row[0])
+
+
+def problems(db: sqlite3.Connection, limit: int = 50) -> tuple[int, list[tuple[str, str]]]:
+    """How many instances the readers rejected, and the first messages."""
+    total = int(db.execute("SELECT count(*) FROM problems").fetchone()[0])
+    return total, [(str(f), str(m)) for f, m in
+                   db.execute("SELECT file, message FROM problems LIMIT ?", (limit,))]
 
 
 def count(db: sqlite3.Connection) -> int:

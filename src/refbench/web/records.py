@@ -33,6 +33,14 @@ _KITMUS_SPLIT = re.compile(r"/([\w-]+):\d+$")
 PREVIEW_CHARS = 220
 
 
+@dataclass(frozen=True)
+class Problem:
+    """An instance its reader rejected; the rest of the file is still shown, and the dataset
+    page lists what was left out and why (the reader's own message)."""
+
+    message: str
+
+
 @dataclass
 class Record:
     iid: str
@@ -150,8 +158,10 @@ def tne_records(path: Path) -> Iterator[Record]:
                      body=doc.text, payload=payload)
 
 
-def file_records(kind: str, task: str, path: Path) -> Iterator[Record]:
-    """The records of one data file of a dataset (see refbench.web.datasets.KINDS)."""
+def file_records(kind: str, task: str, path: Path) -> Iterator[Record | Problem]:
+    """The records of one data file of a dataset (see refbench.web.datasets.KINDS). KITMUS
+    files are read instance by instance, so one instance the reader rejects (the official
+    release has some) becomes a :class:`Problem` instead of hiding the whole file."""
     from refbench.web import records_kitmus
 
     if kind in ("kitmus-suite", "kitmus-native", "kitmus-conll"):

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.io import read_jsonl
 from refbench.core.types import ChoiceInstance, Mention
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
 from refbench.tasks.kitmus.choice import gold_to_choice
 from refbench.tasks.kitmus.gold import gold_from_conll_doc, pronoun_group
-from refbench.tasks.kitmus.native import read_native
-from refbench.web.records import Record, choice_facets
+from refbench.tasks.kitmus.native import instance_from_json
+from refbench.web.records import Problem, Record, choice_facets
 
 Span = tuple[int, int]
 
@@ -68,12 +69,18 @@ def _record(*, iid: str, layout: _Layout, sentences: list[dict[str, Any]],
                   payload=payload)
 
 
-def native_records(path: Path) -> Iterator[Record]:
+def native_records(path: Path) -> Iterator[Record | Problem]:
     """Native instances. Candidates are the entities in the order the meeting sentence names
     them, as :func:`refbench.tasks.kitmus.native.to_choice` orders them (and as the gold reader
     does: task-text order; tests/web checks the three agree); not calling ``to_choice`` saves a
-    second detokenisation of every instance, a third of the indexing time."""
-    for inst in read_native(path):
+    second detokenisation of every instance, a third of the indexing time. Lines are read one
+    by one (:func:`read_native` stops at the first bad one)."""
+    for line, obj in read_jsonl(path):
+        try:
+            inst = instance_from_json(obj, path=path, line=line)
+        except RefbenchError as exc:
+            yield Problem(exc.render())
+            continue
         order = list(inst.meet_order)
         gold = order.index(inst.answer)
         layout = _Layout([[w for w, _ in s.tokens] for s in inst.sentences])
@@ -103,9 +110,13 @@ def _mark_key(mark: list[Any]) -> tuple[int, int]:
     return mark[0], mark[1]
 
 
-def conll_records(path: Path) -> Iterator[Record]:
+def conll_records(path: Path) -> Iterator[Record | Problem]:
     for doc in read_conll(path):
-        gold = gold_from_conll_doc(doc, path=path)
+        try:
+            gold = gold_from_conll_doc(doc, path=path)
+        except RefbenchError as exc:
+            yield Problem(exc.render())
+            continue
         choice = gold_to_choice(gold)
         yield _conll_record(doc, choice, gold.pronoun_span, [c.span for c in gold.candidates])
 

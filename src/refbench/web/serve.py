@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from refbench.core.errors import UsageError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.web.catalog import Catalog, ServeConfig
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -28,8 +28,14 @@ def prepare(catalog: Catalog, *, progress: bool = True) -> None:
     from refbench.web.index import default_workers
     from refbench.web.predictions import ensure_system
 
-    for ds in catalog.datasets.values():
-        catalog.index.ensure(ds, progress=progress, workers=default_workers())
+    for ds in list(catalog.datasets.values()):
+        try:
+            catalog.index.ensure(ds, progress=progress, workers=default_workers())
+        except RefbenchError as exc:  # a file its reader rejects: shown as not shown, not fatal
+            del catalog.datasets[ds.key]
+            catalog.skipped.append((str(ds.path), exc.render()))
+            print(f"not shown: {exc.render()}", file=sys.stderr)
+            continue
         for system in catalog.systems(ds):
             ensure_system(catalog.index, ds, system)
 

@@ -64,7 +64,9 @@ def dataset(key: str) -> str:
         total = idx.count(db)
         matching = lister.count()
         facets = lister.facet_counts(idx.facet_names(ds.task))
-    context = {"ds": ds, "rows": rows, "has_before": has_before, "has_after": has_after,
+        n_problems, problems = idx.problems(db)
+    context = {"n_problems": n_problems, "problems": problems, "ds": ds, "rows": rows,
+               "has_before": has_before, "has_after": has_after,
                "total": total, "matching": matching, "facets": facets,
                "facet_labels": dict(FACETS.get(ds.task, ())), "query": query,
                "systems": systems, "all_systems": catalog().systems(ds)}

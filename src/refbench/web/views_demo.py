@@ -40,7 +40,8 @@ def tne_demo() -> str:
     text = request.args.get("text", "")
     model = current_app.config.get("TNE_MODEL")
     enricher = current_app.config.get("ENRICHER")
-    context: dict[str, Any] = {"text": text, "model": model, "tne": None, "p": None}
+    context: dict[str, Any] = {"text": text, "model": model, "tne": None, "p": None,
+                               "available": enricher is not None or model is not None}
     if len(text) > MAX_CHARS:
         raise BadQuery(f"the demo takes up to {MAX_CHARS} characters, got {len(text)}")
     if text.strip() and (enricher is not None or model is not None):
