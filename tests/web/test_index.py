@@ -110,7 +110,7 @@ def test_disagreement_order_and_correctness_filters(tmp_path: Path) -> None:
     answers = {"a": [0] * 20, "b": [0] * 10 + [1] * 10, "c": [n % 2 for n in range(20)]}
     gold = dict(db.execute("SELECT n, gold FROM items").fetchall())
     for sys, ans in answers.items():
-        db.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, NULL)",
+        db.executemany("INSERT INTO preds VALUES (?, ?, ?, ?)",
                        [(sys, n, a, int(a == gold[n])) for n, a in enumerate(ans)])
     q = ListQuery(systems=["a", "b", "c"], sort="disagreement")
     rows, _, _ = Lister(db, q).page(size=30)
@@ -155,7 +155,7 @@ def test_index_is_reused_and_rebuilt_when_the_data_changes(tmp_path: Path) -> No
     ds = open_dataset(data)
     assert not folder.is_current(ds)
     db = folder.connect(ds)
-    assert count(db) == 4 and unpack(db.execute("SELECT payload FROM items WHERE n = 3")
+    assert count(db) == 4 and unpack(db.execute("SELECT payload FROM payloads WHERE n = 3")
                                       .fetchone()[0])["id"] == "web-4"
     assert not list((tmp_path / "index").glob("*.tmp"))
 
@@ -179,7 +179,8 @@ def test_parallel_build_equals_serial(tmp_path: Path) -> None:
     rows = []
     for name in ("serial", "parallel"):
         with sqlite3.connect(tmp_path / f"{name}.sqlite") as db:
-            rows.append(db.execute("SELECT n, iid, gold, title, payload FROM items").fetchall())
+            rows.append(db.execute("SELECT i.n, iid, gold, title, payload FROM items i "
+                                   "JOIN payloads p ON p.n = i.n").fetchall())
     assert rows[0] == rows[1]
 
 

@@ -200,10 +200,10 @@ def test_cross_encoder_evidence_is_highlighted(client: Any, app: Any, world: Any
             return [ModelOutput(1, (0.1, 0.9)) for _ in batch]
 
     data = world["files"]["altentities"]
-    run_model("cross-encoder", data, world["root"] / "runs" / "ce", model=FakeModel(),
+    run_model("cross-encoder", data, world["root"] / "ce-run", model=FakeModel(),
               progress=False, store=None)
     monkeypatch.setattr(evidence, "select", fake_select)
-    app.config["CATALOG"].config.run_dirs.append(world["root"] / "runs" / "ce")
+    app.config["CATALOG"].config.run_dirs.append(world["root"] / "ce-run")
     app.config["CATALOG"]._runs_at = -1.0
     try:
         k = key(app, "altentities")

@@ -32,7 +32,7 @@ from tqdm import tqdm
 from refbench.web.datasets import Dataset
 from refbench.web.records import FACETS, Problem, Record, file_records
 
-INDEX_VERSION = 4
+INDEX_VERSION = 6
 BATCH = 2000
 Row = tuple[Any, ...]
 
@@ -110,14 +110,16 @@ def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, tuple[list[Row
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE items (n INTEGER PRIMARY KEY, iid TEXT NOT NULL, key TEXT NOT NULL,
-                    gold INTEGER, gold_label TEXT NOT NULL, title TEXT NOT NULL, {facets}
-                    payload BLOB NOT NULL);
+                    gold INTEGER, gold_label TEXT NOT NULL, title TEXT NOT NULL{facets});
+CREATE TABLE payloads (n INTEGER PRIMARY KEY, payload BLOB NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched INTEGER NOT NULL,
                       n_unmatched INTEGER NOT NULL);
 CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE preds (sys TEXT NOT NULL, n INTEGER NOT NULL, answer INTEGER, correct INTEGER,
-                    output BLOB, PRIMARY KEY (sys, n)) WITHOUT ROWID;
+                    PRIMARY KEY (sys, n)) WITHOUT ROWID;
+CREATE TABLE outputs (sys TEXT NOT NULL, n INTEGER NOT NULL, output BLOB,
+                      PRIMARY KEY (sys, n)) WITHOUT ROWID;
 """
 
 
@@ -135,10 +137,12 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
     try:
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
-        db.executescript(SCHEMA.format(facets="".join(f"f_{n} TEXT, " for n in names)))
+        # Payloads (and systems' outputs) live in their own tables so that scans of items and
+        # preds (counts, slices, joins) read narrow rows.
+        db.executescript(SCHEMA.format(facets="".join(f", f_{n} TEXT" for n in names)))
         cols = ", ".join(["n", "iid", "key", "gold", "gold_label", "title",
-                          *(f"f_{n}" for n in names), "payload"])
-        marks = ", ".join("?" * (7 + len(names)))
+                          *(f"f_{n}" for n in names)])
+        marks = ", ".join("?" * (6 + len(names)))
         n = 0
         with tqdm(desc=f"indexing {ds.label}", unit="inst", disable=not progress) as bar:
             for f, (rows, problems) in _file_rows(ds, workers):
@@ -147,7 +151,9 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
                 for i in range(0, len(rows), BATCH):
                     chunk = rows[i:i + BATCH]
                     db.executemany(f"INSERT INTO items ({cols}) VALUES ({marks})",
-                                   [(n + k, *r[:-2], r[-1]) for k, r in enumerate(chunk)])
+                                   [(n + k, *r[:-2]) for k, r in enumerate(chunk)])
+                    db.executemany("INSERT INTO payloads (n, payload) VALUES (?, ?)",
+                                   [(n + k, r[-1]) for k, r in enumerate(chunk)])
                     db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)",
                                    [(n + k, r[-2]) for k, r in enumerate(chunk)])
                     n += len(chunk)
@@ -218,8 +224,8 @@ def meta(db: sqlite3.Connection) -> dict[str, str]:
 
 
 def item(db: sqlite3.Connection, n: int) -> dict[str, Any] | None:
-    row = db.execute("SELECT n, iid, gold, gold_label, payload FROM items WHERE n = ?",
-                     (n,)).fetchone()
+    row = db.execute("SELECT i.n, iid, gold, gold_label, payload FROM items i JOIN payloads p "
+                     "ON p.n = i.n WHERE i.n = ?", (n,)).fetchone()
     if row is None:
         return None
     return {"n": row[0], "iid": row[1], "gold": row[2], "gold_label": row[3],

@@ -46,6 +46,7 @@ def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str,
             if row is not None and row[0] == sig:
                 return {"matched": int(row[1]), "unmatched": int(row[2])}
             db.execute("DELETE FROM preds WHERE sys = ?", (system.sid,))
+            db.execute("DELETE FROM outputs WHERE sys = ?", (system.sid,))
             if ds.task == "tne":
                 matched, unmatched = _load_tne(db, system)
             else:
@@ -74,10 +75,12 @@ def _load_choice(db: sqlite3.Connection, system: System, task: str) -> tuple[int
                 batch = []
         db.executemany("INSERT INTO incoming VALUES (?, ?, ?)", batch)
     db.execute(
-        "INSERT OR REPLACE INTO preds (sys, n, answer, correct, output) "
+        "INSERT OR REPLACE INTO preds (sys, n, answer, correct) "
         "SELECT ?, i.n, t.answer, CASE WHEN i.gold IS NULL THEN NULL "
-        "WHEN t.answer IS NULL THEN 0 ELSE t.answer = i.gold END, t.output "
+        "WHEN t.answer IS NULL THEN 0 ELSE t.answer = i.gold END "
         "FROM incoming t JOIN items i ON i.key = t.key", (system.sid,))
+    db.execute("INSERT OR REPLACE INTO outputs (sys, n, output) SELECT ?, i.n, t.output "
+               "FROM incoming t JOIN items i ON i.key = t.key", (system.sid,))
     matched = db.execute("SELECT count(*) FROM preds WHERE sys = ?",
                          (system.sid,)).fetchone()[0]
     total = db.execute("SELECT count(*) FROM incoming").fetchone()[0]
@@ -93,7 +96,8 @@ def _load_tne(db: sqlite3.Connection, system: System) -> tuple[int, int]:
 
     docs: dict[str, NPDocument] = {}
     numbers: dict[str, int] = {}
-    for n, iid, blob in db.execute("SELECT n, iid, payload FROM items"):
+    for n, iid, blob in db.execute("SELECT i.n, iid, payload FROM items i JOIN payloads p "
+                                   "ON p.n = i.n"):
         p = unpack(blob)
         nps = [NounPhrase(i, t, a, b, 0, 0) for i, a, b, t in p["nps"]]
         docs[iid] = NPDocument(iid, "", [], nps, None)
@@ -109,8 +113,10 @@ def _load_tne(db: sqlite3.Connection, system: System) -> tuple[int, int]:
         for doc_id, pred in preds.items():
             out: dict[str, Any] = {"relations": sorted([a, c, p] for (a, c), p in
                                                        pred.relations.items())}
-            rows.append((system.sid, numbers[doc_id], None, None, pack(out)))
-        db.executemany("INSERT OR REPLACE INTO preds VALUES (?, ?, ?, ?, ?)", rows)
+            rows.append((system.sid, numbers[doc_id], pack(out)))
+        db.executemany("INSERT OR REPLACE INTO preds VALUES (?, ?, NULL, NULL)",
+                       [r[:2] for r in rows])
+        db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)", rows)
         matched += len(rows)
     return matched, unmatched
 
@@ -119,8 +125,8 @@ def outputs_for(db: sqlite3.Connection, n: int, sids: list[str]) -> dict[str, di
     """Each system's answer on instance ``n`` (absent: the system did not answer it)."""
     out = {}
     for sid in sids:
-        row = db.execute("SELECT answer, correct, output FROM preds WHERE sys = ? AND n = ?",
-                         (sid, n)).fetchone()
+        row = db.execute("SELECT answer, correct, output FROM preds p LEFT JOIN outputs o "
+                         "USING (sys, n) WHERE sys = ? AND n = ?", (sid, n)).fetchone()
         if row is not None:
             out[sid] = {"answer": row[0], "correct": row[1],
                         **(unpack(row[2]) if row[2] is not None else {})}
