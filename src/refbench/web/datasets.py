@@ -125,7 +125,7 @@ def classify_file(path: Path) -> tuple[str, str]:
 def open_dataset(path: Path) -> Dataset:
     """One dataset from a suite folder or a data file (RefbenchError if it is neither)."""
     path = path.resolve()
-    label = path.name
+    label = path.name if path.is_dir() else f"{path.parent.name}/{path.name}"
     if path.is_dir():
         if not is_suite(path):
             raise RefbenchError("not a KITMUS suite folder (no <variant>/subtask_<n>_ents/)",

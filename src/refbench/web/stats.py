@@ -63,7 +63,7 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
     else:
         res = bootstrap((x, y), _mean_difference, paired=True, vectorized=True,
                         n_resamples=resamples, method="percentile", confidence_level=0.95,
-                        batch=200, rng=np.random.default_rng(seed))
+                        batch=50, rng=np.random.default_rng(seed))
         dist = res.bootstrap_distribution
         low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
         # Two-sided, with the usual +1 so a finite number of resamples never claims p = 0.
