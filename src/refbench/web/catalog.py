@@ -81,7 +81,14 @@ class Catalog:
 
     # -- systems ------------------------------------------------------------------------------
     def systems(self, ds: Dataset) -> list[System]:
-        return systems_for(ds, self.runs())
+        """The systems that answer instances of ``ds``. TNE prediction files say nothing of
+        their data, so they count where their document ids match (once the index exists)."""
+        found = systems_for(ds, self.runs())
+        if ds.task != "tne" or not self.index.is_current(ds):
+            return found
+        from refbench.web.predictions import ensure_system
+
+        return [s for s in found if ensure_system(self.index, ds, s)["matched"] > 0]
 
     def system_of(self, ds: Dataset, run: RunInfo) -> System | None:
         return next((s for s in self.systems(ds) if run in s.runs), None)

@@ -12,13 +12,22 @@ from refbench.web.datasets import Dataset
 from refbench.web.runs import RunInfo
 
 
-@lru_cache(maxsize=16)
-def _evaluate(data: tuple[str, ...], pred: str, stamp: tuple[int, int]) -> dict[str, Any]:
-    from refbench.tasks.tne.metrics import evaluate_tne
-    from refbench.tasks.tne.predictions import read_predictions
+@lru_cache(maxsize=2)
+def _documents(data: tuple[str, ...], data_stamp: str) -> list[Any]:
+    """A TNE dataset's documents, kept for the few evaluations that follow one another (every
+    prediction file of a leaderboard table scored against the same documents)."""
     from refbench.tasks.tne.read import read_tne
 
-    docs = [d for f in data for d in read_tne(f)]
+    return [d for f in data for d in read_tne(f)]
+
+
+@lru_cache(maxsize=256)
+def _evaluate(data: tuple[str, ...], data_stamp: str, pred: str,
+              stamp: tuple[int, int]) -> dict[str, Any]:
+    from refbench.tasks.tne.metrics import evaluate_tne
+    from refbench.tasks.tne.predictions import read_predictions
+
+    docs = _documents(data, data_stamp)
     gold = {d.id: d for d in docs}
     try:
         preds = read_predictions(pred, gold)
@@ -30,6 +39,8 @@ def _evaluate(data: tuple[str, ...], pred: str, stamp: tuple[int, int]) -> dict[
 def tne_run_metrics(ds: Dataset, run: RunInfo) -> dict[str, Any]:
     """Scores on all the dataset's documents, as ``refbench evaluate --task tne`` gives them
     (documents without predictions count as predicting nothing, and are counted)."""
+    from refbench.web.index import signature
+
     st = Path(run.predictions).stat()
-    return _evaluate(tuple(str(f) for f in ds.files), str(run.predictions),
+    return _evaluate(tuple(str(f) for f in ds.files), signature(ds), str(run.predictions),
                      (st.st_size, st.st_mtime_ns))
