@@ -30,7 +30,6 @@ from refbench.web.index import default_workers
 from refbench.web.predictions import ensure_system
 from refbench.web.serve import prepare
 
-
 CPU_TIMES: dict[str, float] = {}
 
 
