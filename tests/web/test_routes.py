@@ -300,3 +300,28 @@ def test_tne_demo(client: Any) -> None:
     assert "Enriched text" in body and 'class="nplinks"' in body and "House" in body
     xss = text(client.get("/tne-demo?text=%3Cscript%3Ealert(1)%3C/script%3E+Rome"))
     assert_escaped(xss)
+
+
+def test_a_switched_tsv_copy_is_a_twin_and_a_reused_id_is_not(tmp_path: Any) -> None:
+    """KnowRef TSV files number instances from 0: only a copy with the same candidates and a
+    different text (``refbench knowref switch``) is a twin."""
+    from pathlib import Path
+
+    from refbench.tasks.knowref.switch import switch_file
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from refbench.web.serve import prepare
+
+    orig = Path(__file__).parents[1] / "fixtures" / "knowref" / "train.tsv"
+    switched = tmp_path / "switched.tsv"
+    switch_file(orig, switched)
+    other = tmp_path / "other.tsv"
+    other.write_text(orig.read_text().replace("Ingrid", "Solveig"))
+    config = ServeConfig(data=[orig, switched, other], store=tmp_path / "s.sqlite",
+                         index_dir=tmp_path / "index")
+    app = create_app(config)
+    prepare(app.config["CATALOG"], progress=False)
+    keys = {d.path.name: d.key for d in app.config["CATALOG"].datasets.values()}
+    body = text(app.test_client().get(f"/data/{keys['train.tsv']}/0"))
+    assert "Switched twin" in body and f"/data/{keys['switched.tsv']}/0" in body
+    assert keys["other.tsv"] not in body

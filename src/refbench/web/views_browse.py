@@ -164,8 +164,9 @@ def np_fragment(key: str, n: int, np_id: str) -> str:
 
 def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
     """The instance's switched twin: KnowRef ``:switched`` copies, WinoGrande ``-1``/``-2``
-    pairs, WSC neighbours with the same candidates; found in this dataset or another one of
-    the same task (where a switched copy is usually kept)."""
+    pairs, WSC neighbours; found in this dataset or another one of the same task (where a
+    switched copy is usually kept). A twin always has the same candidates and another text,
+    so a file that merely reuses ids (KnowRef TSV splits number from 0) never links."""
     iid, payload = item["iid"], item["payload"]
     wanted: list[str] = []
     if ds.task == "knowref":
@@ -178,6 +179,11 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
     if ds.task in ("gap", "knowref"):
         wanted.append(iid)  # the same instance in another (switched) file
     names = sorted(c["text"] for c in payload["candidates"])
+
+    def is_twin(other: dict[str, Any] | None) -> bool:
+        return other is not None and other["payload"].get("text") != payload.get("text") \
+            and sorted(c["text"] for c in other["payload"]["candidates"]) == names
+
     cat = catalog()
     for other in [ds, *(d for d in cat.datasets.values() if d.task == ds.task and d != ds)]:
         if other != ds and not cat.index.is_current(other):
@@ -187,13 +193,12 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
                 if other == ds and want == iid:
                     continue
                 n = idx.find_n(db, want, other.task)
-                if n is not None:
+                if n is not None and is_twin(idx.item(db, n)):
                     return {"ds": other, "n": n, "iid": want}
             if other == ds and ds.task == "winograd" and not wanted:
                 for n in (item["n"] - 1, item["n"] + 1):
                     near = idx.item(db, n) if n >= 0 else None
-                    if near and sorted(c["text"] for c in near["payload"]["candidates"]) \
-                            == names and near["gold"] != item["gold"]:
+                    if near is not None and is_twin(near) and near["gold"] != item["gold"]:
                         return {"ds": ds, "n": n, "iid": near["iid"]}
     return None
 
