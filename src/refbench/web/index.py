@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -219,10 +219,6 @@ class IndexFolder:
         return self._lock(ds.key)
 
 
-def meta(db: sqlite3.Connection) -> dict[str, str]:
-    return dict(db.execute("SELECT key, value FROM meta").fetchall())
-
-
 def item(db: sqlite3.Connection, n: int) -> dict[str, Any] | None:
     row = db.execute("SELECT i.n, iid, gold, gold_label, payload FROM items i JOIN payloads p "
                      "ON p.n = i.n WHERE i.n = ?", (n,)).fetchone()
@@ -247,7 +243,3 @@ def problems(db: sqlite3.Connection, limit: int = 50) -> tuple[int, list[tuple[s
 
 def count(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT value FROM meta WHERE key = 'n'").fetchone()[0])
-
-
-def iter_ids(db: sqlite3.Connection) -> Iterable[tuple[int, str, int | None]]:
-    yield from db.execute("SELECT n, key, gold FROM items ORDER BY n")

@@ -12,10 +12,10 @@ from refbench.web.datasets import Dataset
 from refbench.web.runs import RunInfo
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=1)
 def _documents(data: tuple[str, ...], data_stamp: str) -> list[Any]:
-    """A TNE dataset's documents, kept for the few evaluations that follow one another (every
-    prediction file of a leaderboard table scored against the same documents)."""
+    """A TNE dataset's documents, kept (one dataset at a time, to bound memory) for the
+    evaluations that follow one another: every prediction file of a leaderboard table."""
     from refbench.tasks.tne.read import read_tne
 
     return [d for f in data for d in read_tne(f)]
