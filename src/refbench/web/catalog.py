@@ -75,8 +75,11 @@ class Catalog:
         self.datasets.setdefault(ds.key, ds)
 
     def dataset_of(self, run: RunInfo) -> Dataset | None:
+        """The dataset a run answers: the one holding its data file, or for a TNE prediction
+        file the first TNE dataset whose documents it predicts."""
         if run.data is None:
-            return next((d for d in self.datasets.values() if d.task == "tne"), None)
+            return next((d for d in self.datasets.values() if d.task == "tne"
+                         and any(run in s.runs for s in self.systems(d))), None)
         return next((d for d in self.datasets.values() if d.holds(run.data)), None)
 
     # -- systems ------------------------------------------------------------------------------

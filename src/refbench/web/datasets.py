@@ -150,7 +150,7 @@ def discover(paths: list[Path]) -> Discovery:
         try:
             ds = open_dataset(p)
         except RefbenchError as exc:
-            found.skipped.append((str(p), exc.message))
+            found.skipped.append((str(p), exc.message.removeprefix(f"{p}: ")))
             return
         if ds.path not in seen:
             seen.add(ds.path)

@@ -51,7 +51,7 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
                          tne_model=tne_model)
     catalog = Catalog(config)
     for path, why in catalog.skipped:
-        print(f"not shown: {path}: {why}", file=sys.stderr)
+        print(f"not shown: {path}: {why}", file=sys.stderr)  # at start: files, not data
     if warm:
         prepare(catalog)
     app = create_app(config, catalog=catalog)
