@@ -55,8 +55,10 @@ def _suite_table(systems: list[System]) -> dict[str, Any]:
         rows.append({"system": s, "cells": cells,
                      "mean": sum(values) / len(values) if values else None})
     rows.sort(key=lambda r: -(r["mean"] or 0))
-    return {"columns": [f"{v} · {n}" for v, n in columns], "rows": rows, "suite": True,
-            "metric": "pronoun accuracy per subtask (variant · entities)"}
+    variants = list(dict.fromkeys(v for v, _ in columns))
+    return {"columns": [n for _, n in columns], "rows": rows, "suite": True,
+            "variants": [(v, sum(1 for c in columns if c[0] == v)) for v in variants],
+            "metric": "pronoun accuracy per subtask: variant, then number of entities"}
 
 
 def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
