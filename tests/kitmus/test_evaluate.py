@@ -210,3 +210,32 @@ def test_cli_bad_input(tmp_path: Path, gold: Path) -> None:
     assert str(bad) in r.stderr
     r = run_cli("evaluate", "--task", "kitmuss", "--gold", str(gold), "--pred", str(gold))
     assert r.returncode == 2 and "Did you mean kitmus" in r.stderr
+
+
+def test_coref_output_run_scores_like_evaluate(gold: Path, tmp_path: Path) -> None:
+    """One scorer, one number: a coreference output run as a model keeps its several / none
+    linked decisions, so run's metrics and evaluate on run's predictions equal evaluate on the
+    system's own file (hand-worked: F1 4/9, accuracy 1/5)."""
+    from refbench.runs.runner import run_model
+
+    system = fx.write_jsonlines_preds(tmp_path / "p.jsonlines")
+    direct = evaluate_files(gold, [system], bootstrap=0)
+    run = run_model(f"coref-output:{system}", gold, tmp_path / "run", progress=False)
+    via_run = evaluate_files(gold, [tmp_path / "run" / "predictions.jsonl"], bootstrap=0)
+    for key in ("antecedent_f1", "antecedent_precision", "antecedent_recall",
+                "pronoun_accuracy"):
+        assert run[key] == direct[key] == via_run[key], key
+    assert direct["antecedent_f1"] == pytest.approx(4 / 9)
+    assert via_run["decisions"] == direct["decisions"] == {"multiple": 1, "none": 2,
+                                                           "incorrect": 1, "correct": 1}
+
+
+@needs_shared(RELEASED)
+def test_coref_output_run_equals_official_c2f(tmp_path: Path) -> None:
+    from refbench.runs.runner import run_model
+
+    gold = RELEASED / "full-text" / "test.v4_gold_conll.gz"
+    c2f_file = PREDS / "c2f-run1.background-train.subtask_2_ents.test.jsonlines.gz"
+    run = run_model(f"coref-output:{c2f_file}", gold, tmp_path / "run", progress=False)
+    assert (f"{run['antecedent_f1']:.3f}", f"{run['pronoun_accuracy']:.3f}") == ("0.501",
+                                                                                 "0.499")

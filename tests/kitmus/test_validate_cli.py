@@ -40,7 +40,7 @@ def test_validate_reports_a_disagreeing_format(tmp_path: Path) -> None:
 def test_validate_official_release() -> None:
     result = run_cli("kitmus", "validate", str(OFFICIAL / "released"), "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["instances"] == 2000
+    assert json.loads(result.stdout)["instances"] == 24 * 2000
 
 
 def test_generate_cli_json_and_bad_input(tmp_path: Path) -> None:

@@ -145,12 +145,29 @@ def test_formats_round_trip(tmp_path: Path) -> None:
     assert "unknown document 'nope'" in info.value.message
 
 
+def test_nps_keep_the_file_order_of_the_leaderboard_matrix() -> None:
+    """An NP listed after one that follows it in the text (as annotator-added NPs are in the
+    release) keeps its place: the official code and leaderboard index NPs in file order."""
+    late = np_("np6", "The roof of the house", 4, 8)
+    doc = document_from_json({**DOC, "nps": [*NPS, late], "np_relations": [
+        {"anchor": "np6", "complement": "np4", "preposition": "in"},
+        {"anchor": "np6", "complement": "np4", "preposition": "in"}]})
+    assert [n.id for n in doc.nps] == [f"np{i}" for i in range(7)]
+    assert doc.np_index()["np6"] == 6 and doc.text_rank()["np6"] == 3
+    assert doc.repeated_relations == (("np6", "np4", "in"),)
+    board = to_leaderboard(doc, gold_relations(doc))["predicted_prepositions"]
+    assert board[6][4] == PREP_ID["in"]
+    assert BASELINES["adj-backward"](doc, 0) >= {("np5", "np6")}
+
+
 def test_cli(tmp_path: Path) -> None:
     data = write_docs(tmp_path, [DOC])
     r = run_cli("tne", "baseline", "surface", "--data", str(data), "--out",
                 str(tmp_path / "s.jsonl"), "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["surface"]["labeled_precision"] == pytest.approx(2 / 3, abs=1e-4)
+    surface = json.loads(r.stdout)["baselines"]["surface"]
+    assert surface["labeled_precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert surface["paper_table4_test_percent"] == {"precision": 43.5, "recall": 3.3, "f1": 6.2}
     e = run_cli("evaluate", "--task", "tne", "--gold", str(data), "--pred",
                 str(tmp_path / "s.jsonl"), "--json", "--plot", str(tmp_path / "c.png"))
     assert e.returncode == 0, e.stderr

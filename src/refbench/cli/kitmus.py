@@ -89,8 +89,12 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
                   + " per subtask; formats: " + ", ".join(cfg["formats"]))
     console.print("pronouns: " + ", ".join(f"{k} {v:.1%}"
                                            for k, v in stats["pronoun_distribution"].items()))
+    shared = stats["resources"]["shared_between_splits"]
     console.print("splits disjoint (names, occupations, locations, templates, noise): "
-                  + ("yes" if stats["split_overlap_ok"] else "NO: see stats.json"))
+                  + ("NO: see stats.json" if not stats["split_overlap_ok"] else
+                     "yes" if not shared else
+                     "yes, except pools too small to split, shared by every split: "
+                     + ", ".join(shared)))
     console.print(f"datasheet: {out / 'DATASHEET.md'}")
 
 
@@ -102,8 +106,10 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
 @click.option("--max-shown", type=int, default=20, show_default=True,
               help="Violations listed in the summary.")
 def validate(directory: Path, as_json: bool, max_shown: int) -> None:
-    """Re-check a generated suite (refbench's or the official release): split overlaps, answer
-    balance, and every format and view agreeing on every answer. Exit code 1 on violations.
+    """Re-check a generated suite (refbench's or the official release): every file present and
+    holding every instance, every format and view agreeing on every answer, annotations well
+    formed (the pronoun found from structure, never spelling), split overlaps (pools too small to
+    split are notes), answer balance. Exit code 1 on violations.
     """
     from refbench.tasks.kitmus.validate import validate_suite
 
@@ -114,7 +120,9 @@ def validate(directory: Path, as_json: bool, max_shown: int) -> None:
         click.echo(f"checked {report['files']} files, {report['instances']} instances in "
                    f"{report['subtasks']} subtasks")
         for name, result in report["checks"].items():
-            click.echo(f"  {name:28s} {result}")
+            click.echo(f"  {name:32s} {result}")
+        for note in report["notes"]:
+            click.echo(f"  note: {note}")
         for v in report["violations"][:max_shown]:
             click.echo(f"  VIOLATION {v}")
         extra = len(report["violations"]) - max_shown

@@ -13,7 +13,8 @@ from refbench.cli.common import CONTEXT, PATH, print_json
 @click.group(context_settings=CONTEXT, epilog="Example: refbench knowref switch "
              "../shared/data/knowref/knowref_test.json --out test.switched.json")
 def knowref() -> None:
-    """KnowRef: switch candidates, augment training data, remove gender cues, mine corpora."""
+    """KnowRef: check files, switch candidates, augment training data, remove gender cues, mine
+    corpora."""
 
 
 def _report(report: dict, as_json: bool, keys: tuple[str, ...]) -> None:  # type: ignore[type-arg]
@@ -22,6 +23,52 @@ def _report(report: dict, as_json: bool, keys: tuple[str, ...]) -> None:  # type
         return
     for k in keys:
         click.echo(f"{k}: {report[k]}")
+
+
+@knowref.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench knowref check ../shared/data/knowref/knowref_test.json  |  "
+    "refbench knowref check ../shared/data/knowref/*.tsv ../shared/data/knowref/*.json --json"))
+@click.argument("files", type=PATH, nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every id).")
+def check(files: tuple[Path, ...], as_json: bool) -> None:
+    """What each KnowRef file holds and where it contradicts itself: instances against the
+    published counts, pronouns, gold fields that disagree (refbench takes correct_candidate, the
+    name, over correct_candidate_idx; every disagreeing instance is listed), identical
+    candidates, several bracketed pronouns, candidates not in the sentence, unlabelled pairs."""
+    from refbench.tasks.knowref.check import EXAMPLES, check_files
+
+    report = check_files(list(files))
+    if as_json:
+        print_json(report)
+        return
+    for f in report["files"]:
+        pub = f["published"]
+        against = (f" (published {pub['expected']}: {'ok' if pub['ok'] else 'DIFFERENT'})"
+                   if pub else "")
+        click.echo(f"{f['file']}: {f['format']}, {f['instances']} instances{against}")
+        if f["format"] == "json":
+            click.echo("  pronouns: " + ", ".join(f"{k} {v}" for k, v in f["pronouns"].items()))
+            click.echo("  gold taken from: " + ", ".join(f"{k} {v}" for k, v in
+                                                       f["gold_source"].items()))
+            click.echo(f"  correct_candidate_idx disagrees with correct_candidate (the name) in "
+                       f"{f['gold_disagreements']} instances; refbench uses the name:")
+            for d in f["gold_disagreement_instances"][:EXAMPLES]:
+                click.echo(f"    instance {d['index']}: idx {d['correct_candidate_idx']} names "
+                           f"{d['index_names']!r}, correct_candidate is "
+                           f"{d['correct_candidate']!r}: {d['sentence']}")
+            rest = f["gold_disagreements"] - EXAMPLES
+            if rest > 0:
+                click.echo(f"    ... and {rest} more (--json lists every id)")
+            click.echo(f"  identical candidates: {f['identical_candidates'] or 'none'}")
+            click.echo(f"  several bracketed pronouns: {f['several_bracketed_pronouns'] or 'none'}")
+            absent = f["candidates_not_in_sentence"]
+        else:
+            click.echo(f"  labelled pairs {f['labelled']}, unlabelled {f['unlabelled']}")
+            click.echo(f"  pairs with several blanks: {f['several_blanks'] or 'none'}")
+            absent = f["candidates_not_in_text"]
+        click.echo(f"  candidates not found as whole words: {len(absent)}"
+                   + ("" if not absent else " (" + "; ".join(
+                       f"instance {a['index']}: {a['text']!r}" for a in absent[:EXAMPLES]) + ")"))
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
@@ -75,7 +122,7 @@ def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
         records = [obj for _, obj in read_jsonl(src)]
     else:
         records = load_json_list(src, "records")
-    labelled, report = neutralize_records(records, seed=seed)
+    labelled, report = neutralize_records(records, seed=seed, path=src)
     with atomic_write(out) as fh:
         if name.endswith(".jsonl"):
             fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in labelled)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -10,6 +11,8 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_jsonl
+from refbench.core.types import Mention
+from refbench.formats.conll2012 import ConllDocument
 
 Span = tuple[int, int]
 
@@ -28,6 +31,26 @@ class JsonlinesDocument:
 
     def text(self, span: Span) -> str:
         return " ".join(self.words[span[0]:span[1] + 1])
+
+    def to_conll_document(self, *, path: Path | str,
+                          predicted: bool = False) -> ConllDocument:
+        """The same document with sentence-level mentions (POS ``-``); a span that crosses a
+        sentence boundary is an error naming the line and document."""
+        starts, total = [], 0
+        for sent in self.sentences:
+            starts.append(total)
+            total += len(sent)
+        clusters: dict[int, list[Mention]] = {}
+        source = self.predicted_clusters if predicted else self.clusters
+        for cid, spans in enumerate(source or [], start=1):
+            for a, b in spans:
+                s = bisect.bisect_right(starts, a) - 1
+                if b >= starts[s] + len(self.sentences[s]):
+                    raise RefbenchError(f"span [{a}, {b}] crosses a sentence boundary",
+                                        path=path, line=self.line, item=self.doc_key)
+                clusters.setdefault(cid, []).append(Mention(s, a - starts[s], b - starts[s]))
+        return ConllDocument(self.doc_key, 0, [[(w, "-") for w in sent]
+                                               for sent in self.sentences], clusters, self.line)
 
 
 def _clusters(

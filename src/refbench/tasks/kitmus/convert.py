@@ -35,20 +35,7 @@ def read_documents(path: str | Path, *, view: str = "full-text") -> Iterator[Con
         yield from read_conll(p, min_columns=6)
     elif name.endswith(".jsonlines"):
         for doc in read_jsonlines(p):
-            starts, total = [], 0
-            for sent in doc.sentences:
-                starts.append(total)
-                total += len(sent)
-            clusters: dict[int, list[Mention]] = {}
-            for cid, spans in enumerate(doc.clusters, start=1):
-                for a, b in spans:
-                    s = max(i for i, st in enumerate(starts) if st <= a)
-                    if b >= starts[s] + len(doc.sentences[s]):
-                        raise RefbenchError(f"span [{a}, {b}] crosses a sentence boundary",
-                                            path=p, line=doc.line, item=doc.doc_key)
-                    clusters.setdefault(cid, []).append(Mention(s, a - starts[s], b - starts[s]))
-            yield ConllDocument(doc.doc_key, 0, [[(w, "-") for w in sent] for sent in
-                                                 doc.sentences], clusters, doc.line)
+            yield doc.to_conll_document(path=p)
     elif name.endswith(".jsonl"):
         for inst in read_native(p):
             sent_ids, view_spans = view_clusters(inst, view)

@@ -57,9 +57,13 @@ def build_pools(res: Resources, *, seed: int) -> Pools:
     locs: dict[str, list[Location]] = {s: [] for s in names}
     noise: dict[str, dict[str, list[int]]] = {s: {} for s in names}
     for kind in kinds:
-        for split, items in part([x for x in res.locations if x.kind == kind],
-                                 f"locations:{kind}").items():
-            locs[split].extend(items)
+        # Partition location *texts*, so entries that share a text (the official resources list
+        # "the school reunion" twice) fall in one split and no location string crosses splits.
+        texts = list(dict.fromkeys(_text(x.tokens) for x in res.locations if x.kind == kind))
+        for split, chosen in part(texts, f"locations:{kind}").items():
+            keep = set(chosen)
+            locs[split].extend(x for x in res.locations
+                               if x.kind == kind and _text(x.tokens) in keep)
         for split, idx in part(list(range(len(res.noise[kind]))), f"noise:{kind}").items():
             noise[split][kind] = idx
     tpls = {kind: part(list(items), f"templates:{kind}") for kind, items in res.templates.items()}

@@ -1,10 +1,12 @@
 """KITMUS gold for scoring: the pronoun, the candidate antecedents and the answer per instance.
 
-Everything comes from the data's structure, never from the file path: the task text starts at
-the first sentence that mentions two or more entities (the meet sentence), candidates are the
+Everything comes from the data's structure (``structure.locate``), never from the file path or
+a token's spelling: the task text starts at the first sentence that mentions two or more
+entities (the meet sentence), the pronoun is the one mention after it, candidates are the other
 entity mentions of the task text in textual order, and the answer is the candidate whose cluster
-holds the pronoun. Gold may be CoNLL-2012 (refbench's or the official release), refbench's native
-JSONL, or a GAP TSV; plain or gzipped.
+holds the pronoun. An entity named ``He`` is a candidate like any other. Gold may be CoNLL-2012
+(refbench's or the official release), e2e jsonlines, refbench's native JSONL, or a GAP TSV;
+plain or gzipped.
 """
 
 from __future__ import annotations
@@ -18,13 +20,13 @@ from pathlib import Path
 from refbench.core.errors import RefbenchError
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
+from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.formats.gap_tsv import read_gap
 from refbench.tasks.kitmus.instance import VIEWS
 from refbench.tasks.kitmus.native import read_native
+from refbench.tasks.kitmus.structure import StructureError, locate
 
 Span = tuple[int, int]  # document-level token span, end inclusive
-PRONOUN_WORDS = frozenset({"he", "she", "they", "ey", "ze", "xe", "him", "her", "his", "them",
-                           "their", "em", "eir", "zir", "hir"})
 _ID = re.compile(r"kitmus/(?P<variant>[^/]+)/subtask_(?P<n>\d+)_ents/(?:[^/]+/)?(?P<split>[\w-]+):")
 
 
@@ -96,55 +98,47 @@ class GoldItem:
 
 
 def gold_from_conll_doc(doc: ConllDocument, *, path: Path | str) -> GoldItem:
+    """The gold item of one document, its parts found by :func:`structure.locate`."""
     starts: list[int] = []
     words: list[str] = []
-    total = 0
     for sent in doc.sentences:
-        starts.append(total)
+        starts.append(len(words))
         words.extend(w for w, _ in sent)
-        total += len(sent)
-    by_sentence: dict[int, set[int]] = {}
-    for cid, mentions in doc.clusters.items():
-        for m in mentions:
-            by_sentence.setdefault(m.sentence, set()).add(cid)
-    task_start = next((s for s in sorted(by_sentence) if len(by_sentence[s]) >= 2), None)
-    if task_start is None:
-        raise RefbenchError("no sentence mentions two entities: cannot find the task text",
-                            path=path, item=doc.doc_id)
-    pronouns: list[tuple[Span, int, str]] = []
-    cands: list[tuple[Span, int, str]] = []
-    for cid, mentions in doc.clusters.items():
-        for m in mentions:
-            if m.sentence < task_start:
-                continue
-            span = (starts[m.sentence] + m.start, starts[m.sentence] + m.end)
-            tokens = doc.sentences[m.sentence][m.start:m.end + 1]
-            is_pron = len(tokens) == 1 and (tokens[0][1] == "PRP"
-                                            or tokens[0][0].lower() in PRONOUN_WORDS)
-            (pronouns if is_pron else cands).append((span, cid, doc.words(m)))
-    if len(pronouns) != 1:
-        raise RefbenchError(f"expected exactly one annotated pronoun in the task text, found "
-                            f"{len(pronouns)}", path=path, item=doc.doc_id)
-    (p_span, p_cid, p_form) = pronouns[0]
-    cands.sort()
-    answers = [i for i, (_, cid, _) in enumerate(cands) if cid == p_cid]
+    refs = [(m.sentence, m.start, m.end, cid) for cid, ms in doc.clusters.items() for m in ms]
+    try:
+        found = locate(refs)
+    except StructureError as exc:
+        raise RefbenchError(str(exc), path=path, item=doc.doc_id) from None
+    answers = [i for i, m in enumerate(found.candidates) if m[3] == found.pronoun[3]]
     if len(answers) != 1:
         raise RefbenchError(f"the pronoun's cluster holds {len(answers)} candidate mentions in the "
                             "task text; expected exactly one", path=path, item=doc.doc_id)
+
+    def span(m: tuple[int, int, int, object]) -> Span:
+        return (starts[m[0]] + m[1], starts[m[0]] + m[2])
+
+    def text(m: tuple[int, int, int, object]) -> str:
+        return " ".join(w for w, _ in doc.sentences[m[0]][m[1]:m[2] + 1])
+
     return GoldItem(
-        key=instance_key(doc.doc_id), doc_id=doc.doc_id, pronoun_form=p_form,
-        pronoun_span=p_span, candidates=tuple(Candidate(name, span) for span, _, name in cands),
+        key=instance_key(doc.doc_id), doc_id=doc.doc_id, pronoun_form=text(found.pronoun),
+        pronoun_span=span(found.pronoun),
+        candidates=tuple(Candidate(text(m), span(m)) for m in found.candidates),
         answer=answers[0], words=tuple(words),
     )
 
 
 def read_gold(path: str | Path) -> Iterator[GoldItem]:
-    """Gold items from CoNLL-2012, native JSONL or GAP TSV (chosen by content, not by name)."""
+    """Gold items from CoNLL-2012, e2e ``.jsonlines`` (gold ``clusters``), native JSONL or GAP
+    TSV, plain or gzipped."""
     p = Path(path)
     name = p.name[:-3] if p.name.endswith(".gz") else p.name
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
         for doc in read_conll(p):
             yield gold_from_conll_doc(doc, path=p)
+    elif name.endswith(".jsonlines"):
+        for jdoc in read_jsonlines(p):
+            yield gold_from_conll_doc(jdoc.to_conll_document(path=p), path=p)
     elif name.endswith(".jsonl"):
         for inst in read_native(p):
             words = [w for s in inst.sentences for w, _ in s.tokens]
@@ -173,5 +167,5 @@ def read_gold(path: str | Path) -> Iterator[GoldItem]:
                            tuple(Candidate(n, None, o) for o, n, _ in pair),
                            0 if pair[0][2] else 1, None, row.text, row.pronoun_offset)
     else:
-        raise RefbenchError("unknown gold format: expected .v4_gold_conll, .conll, .jsonl or "
-                            ".tsv (optionally .gz)", path=p)
+        raise RefbenchError("unknown gold format: expected .v4_gold_conll, .conll, .jsonlines, "
+                            ".jsonl or .tsv (optionally .gz)", path=p)

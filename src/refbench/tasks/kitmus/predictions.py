@@ -42,9 +42,15 @@ class GapPred:
 
 @dataclass(frozen=True)
 class AnswerPred:
+    """One answers-JSONL line. ``linked`` (optional) is the set of candidate indices a
+    coreference system links to the pronoun (``refbench run --model coref-output`` writes it);
+    when given it decides the antecedent decisions, so several or no linked candidates are
+    scored as the official evaluator scores the system's clusters."""
+
     answer: int | str | None
     scores: tuple[float, ...] | None
     where: str
+    linked: frozenset[int] | None = None
 
 
 Prediction = ClusterPred | GapPred | AnswerPred
@@ -144,9 +150,15 @@ def _read_answers(path: Path) -> PredictionFile:
             raise RefbenchError("'answer' must be a candidate index, a name or null", path=path,
                                 line=number, item=str(obj["id"]))
         scores = obj.get("scores")
+        extra = obj.get("extra")
+        linked = obj.get("linked", extra.get("linked") if isinstance(extra, dict) else None)
+        if linked is not None and (not isinstance(linked, list) or not all(
+                isinstance(k, int) and not isinstance(k, bool) for k in linked)):
+            raise RefbenchError("'linked' must be a list of candidate indices", path=path,
+                                line=number, item=str(obj["id"]))
         items[instance_key(str(obj["id"]))] = AnswerPred(
             answer, tuple(float(x) for x in scores) if isinstance(scores, list) else None,
-            f"{path}:{number}")
+            f"{path}:{number}", frozenset(linked) if linked is not None else None)
     return PredictionFile(str(path), "answers", items, [])
 
 
@@ -208,6 +220,12 @@ def linked_candidates(gold: GoldItem, pred: Prediction) -> set[int]:
                 out.update(k for k in range(len(gold.candidates))
                            if gold.candidate_offset(k) == offset)
         return out
+    if pred.linked is not None:
+        bad = [k for k in pred.linked if not 0 <= k < len(gold.candidates)]
+        if bad:
+            raise RefbenchError(f"linked {bad} are not candidate indices (0..."
+                                f"{len(gold.candidates) - 1})", path=pred.where, item=gold.doc_id)
+        return set(pred.linked)
     answer: Any = pred.answer
     if answer is None:
         return set()

@@ -20,7 +20,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_lines
-from refbench.tasks.knowref.read import _cand, parse_bracketed
+from refbench.tasks.knowref.read import parse_bracketed, parse_json_record
 from refbench.tasks.knowref.switch import swap_tokens
 
 MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
@@ -72,17 +72,16 @@ def name_gender(name: str) -> tuple[str, str | None]:
     return "unknown", None
 
 
-def neutralize_record(obj: dict[str, Any], rng: random.Random, index: int
-                      ) -> tuple[dict[str, Any] | None, str]:
-    item = f"instance {index}"
-    sentence = obj["sentence_with_pronoun"]
-    _, pronoun, _, _ = parse_bracketed(sentence, path="<records>", item=item)
+def neutralize_record(obj: dict[str, Any], rng: random.Random, index: int, *,
+                      path: Path | str = "<records>") -> tuple[dict[str, Any] | None, str]:
+    rec = parse_json_record(obj, index, path=path)
+    sentence = rec.sentence
+    _, pronoun, _, _ = parse_bracketed(sentence, path=path, item=rec.item)
     p = pronoun.lower()
     if p not in MALE_PRONOUNS | FEMALE_PRONOUNS:
         return None, "skipped: pronoun not gendered"
     target = "male" if p in MALE_PRONOUNS else "female"
-    cands = [_cand(obj[f"candidate{k}"], path="<records>", item=item, field=f"candidate{k}")
-             for k in (0, 1)]
+    cands = list(rec.candidates)
     genders = [name_gender(c) for c in cands]
     if any(g == "ambiguous" for g, _ in genders):
         return None, "ambiguous: a first name is used for both genders"
@@ -116,13 +115,14 @@ def neutralize_record(obj: dict[str, Any], rng: random.Random, index: int
     return new, "labelled"
 
 
-def neutralize_records(records: Sequence[dict[str, Any]], *, seed: int = 0
+def neutralize_records(records: Sequence[dict[str, Any]], *, seed: int = 0,
+                       path: Path | str = "<records>"
                        ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     rng = random.Random(f"knowref-neutralize:{seed}")
     out = []
     reasons: Counter[str] = Counter()
     for i, obj in enumerate(records):
-        new, why = neutralize_record(obj, rng, i)
+        new, why = neutralize_record(obj, rng, i, path=path)
         reasons[why] += 1
         if new is not None:
             out.append(new)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,29 +43,88 @@ def parse_bracketed(sentence: str, *, path: Path | str, item: str) -> tuple[str,
     return text, m.group(1), m.start(), len(found)
 
 
+@dataclass(frozen=True)
+class JsonRecord:
+    """One ``knowref_test.json`` record, its shape checked once, here.
+
+    ``gold`` comes from ``correct_candidate`` (the name), not from ``correct_candidate_idx``:
+    the two disagree in 299 of the 1,269 released test instances, and read by hand the name is
+    right every time ("Maria admires Samantha, but [she] does consider her to be a wacko"
+    names Maria; the index points at Samantha). The index decides only when the name cannot:
+    the field is absent, or both candidates are the same string. ``gold_source`` says which.
+    """
+
+    index: int
+    item: str
+    sentence: str
+    candidates: tuple[str, str]
+    gold: int | None
+    gold_source: str  # "name" | "index" | "index (identical candidates)" | "none"
+    index_field: int | None  # correct_candidate_idx as released (None when absent)
+    original_id: Any
+
+
+def _gold_index(obj: dict[str, Any], *, path: Path | str, item: str) -> int | None:
+    if "correct_candidate_idx" not in obj:
+        return None
+    value = obj["correct_candidate_idx"]
+    if isinstance(value, bool) or value not in (0, 1, "0", "1"):
+        raise RefbenchError(f"correct_candidate_idx is {value!r}; expected 0 or 1", path=path,
+                            item=item)
+    return int(value)
+
+
+def parse_json_record(obj: Any, index: int, *, path: Path | str) -> JsonRecord:
+    """Check a record's shape and resolve its gold answer (see :class:`JsonRecord`)."""
+    if not isinstance(obj, dict):
+        raise RefbenchError(f"expected a JSON object, found {type(obj).__name__}", path=path,
+                            item=f"instance {index}")
+    original_id = obj.get("oiginal_id", obj.get("original_id"))
+    item = f"instance {index} (original id {original_id if original_id is not None else '?'})"
+    for key in ("sentence_with_pronoun", "candidate0", "candidate1"):
+        if key not in obj:
+            raise RefbenchError(f"missing field {key!r}", path=path, item=item)
+    sentence = obj["sentence_with_pronoun"]
+    if not isinstance(sentence, str):
+        raise RefbenchError("sentence_with_pronoun must be a string", path=path, item=item)
+    c0 = _cand(obj["candidate0"], path=path, item=item, field="candidate0")
+    c1 = _cand(obj["candidate1"], path=path, item=item, field="candidate1")
+    by_index = _gold_index(obj, path=path, item=item)
+    gold, source = by_index, "index" if by_index is not None else "none"
+    if obj.get("correct_candidate") is not None:
+        name = _cand(obj["correct_candidate"], path=path, item=item, field="correct_candidate")
+        matches = [k for k, c in enumerate((c0, c1)) if c == name]
+        if not matches:
+            raise RefbenchError(f"correct_candidate {name!r} is neither candidate0 {c0!r} nor "
+                                f"candidate1 {c1!r}", path=path, item=item)
+        if len(matches) == 1:
+            gold, source = matches[0], "name"
+        elif by_index is not None:
+            source = "index (identical candidates)"
+        else:
+            raise RefbenchError("the candidates are identical and correct_candidate_idx is "
+                                "absent: no gold answer", path=path, item=item)
+    if isinstance(obj.get("refbench_index"), int) and not isinstance(obj["refbench_index"], bool):
+        index = obj["refbench_index"]
+    return JsonRecord(index, item, sentence, (c0, c1), gold, source, by_index, original_id)
+
+
 def read_knowref_json(path: str | Path) -> Iterator[ChoiceInstance]:
+    """``knowref_test.json`` (and refbench's switched/neutralised copies) as choice instances;
+    the gold answer is the one named by ``correct_candidate`` (see :class:`JsonRecord`)."""
     for i, obj in enumerate(load_json_list(path, "instances")):
-        item = f"instance {i} (original id {obj.get('oiginal_id', obj.get('original_id', '?'))})"
-        try:
-            sentence = obj["sentence_with_pronoun"]
-            c0 = _cand(obj["candidate0"], path=path, item=item, field="candidate0")
-            c1 = _cand(obj["candidate1"], path=path, item=item, field="candidate1")
-            gold = int(obj["correct_candidate_idx"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RefbenchError(f"missing or bad field {exc}", path=path, item=item) from None
-        if gold not in (0, 1):
-            raise RefbenchError(f"correct_candidate_idx {gold} is not 0 or 1", path=path,
-                                item=item)
-        text, pronoun, offset, n_brackets = parse_bracketed(sentence, path=path, item=item)
-        index = int(obj.get("refbench_index", i))
+        rec = parse_json_record(obj, i, path=path)
+        text, pronoun, offset, n_brackets = parse_bracketed(rec.sentence, path=path,
+                                                            item=rec.item)
         yield ChoiceInstance(
-            id=f"knowref:{index}" + (":switched" if obj.get("switched") else ""),
+            id=f"knowref:{rec.index}" + (":switched" if obj.get("switched") else ""),
             task="knowref", context=text, expression=pronoun,
-            candidates=tuple(Candidate(c, char_spans=find_spans(text, c)) for c in (c0, c1)),
-            gold=gold, expression_offset=offset,
-            metadata={"original_id": obj.get("oiginal_id", obj.get("original_id")),
-                      "pronoun": pronoun.lower(), "format": "json", "index": index,
-                      "bracketed_pronouns": n_brackets},
+            candidates=tuple(Candidate(c, char_spans=find_spans(text, c))
+                             for c in rec.candidates),
+            gold=rec.gold, expression_offset=offset,
+            metadata={"original_id": rec.original_id, "pronoun": pronoun.lower(),
+                      "format": "json", "index": rec.index, "bracketed_pronouns": n_brackets,
+                      "gold_source": rec.gold_source},
         )
 
 

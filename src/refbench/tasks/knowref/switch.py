@@ -24,7 +24,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import atomic_write, load_json_list
 from refbench.formats.tsv import read_tsv
-from refbench.tasks.knowref.read import TSV_COLUMNS, _cand, tsv_pair_context
+from refbench.tasks.knowref.read import TSV_COLUMNS, parse_json_record, tsv_pair_context
 
 
 @dataclass(frozen=True)
@@ -100,20 +100,29 @@ def switch_text(text: str, a: str, b: str, *, keep: Sequence[str] = ()) -> Switc
     return SwitchResult(" ".join(out))
 
 
-def switch_json_record(obj: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    item = f"instance {index}"
-    c0 = _cand(obj["candidate0"], path="<json>", item=item, field="candidate0")
-    c1 = _cand(obj["candidate1"], path="<json>", item=item, field="candidate1")
-    res = switch_text(obj["sentence_with_pronoun"], c0, c1)
+def switch_json_record(obj: dict[str, Any], index: int, *, path: Path | str = "<json>"
+                       ) -> tuple[dict[str, Any] | None, str | None]:
+    """The switched record, or None and the reason. The switched gold is the other candidate
+    of the record's gold, which comes from the name (``parse_json_record``); both gold fields
+    of the output agree."""
+    rec = parse_json_record(obj, index, path=path)
+    c0, c1 = rec.candidates
+    if "[" not in rec.sentence:
+        raise RefbenchError("no [pronoun] in sentence_with_pronoun", path=path, item=rec.item)
+    res = switch_text(rec.sentence, c0, c1)
     if res.text is None:
         return None, res.reason
     new = copy.deepcopy(obj)
     new["sentence_with_pronoun"] = res.text
-    if isinstance(obj.get("original_sentence"), list) and obj["original_sentence"]:
+    if (isinstance(obj.get("original_sentence"), list) and obj["original_sentence"]
+            and isinstance(obj["original_sentence"][0], str)):
         orig = switch_text(obj["original_sentence"][0], c0, c1)
         if orig.text is not None:
             new["original_sentence"] = [orig.text]
-    gold = 1 - int(obj["correct_candidate_idx"])
+    if rec.gold is None:
+        raise RefbenchError("no gold answer (correct_candidate / correct_candidate_idx)",
+                            path=path, item=rec.item)
+    gold = 1 - rec.gold
     new["correct_candidate_idx"] = gold
     new["correct_candidate"] = copy.deepcopy(obj["candidate1" if gold == 1 else "candidate0"])
     new["refbench_index"] = int(obj.get("refbench_index", index))
@@ -154,7 +163,7 @@ def switch_file(src: str | Path, dst: str | Path, *, with_original: bool = False
         for i, obj in enumerate(data):
             if "refbench_index" not in obj:
                 obj = {**obj, "refbench_index": i}
-            new, reason = switch_json_record(obj, i)
+            new, reason = switch_json_record(obj, i, path=src)
             if with_original:
                 out.append(obj)
             if new is None:

@@ -74,7 +74,7 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
         if p is None:
             missing_docs.append(doc.id)
         pred = p.relations if p else {}
-        pos = doc.np_index()
+        pos = doc.text_rank()  # NP distance in text order
         explicit = explicit_pairs(doc)
         for pair in set(g) | set(pred):
             in_gold, in_pred = pair in g, pair in pred
