@@ -60,7 +60,10 @@ def unpack(blob: bytes) -> Any:
 
 
 def signature(ds: Dataset) -> str:
-    h = hashlib.sha256(f"v{INDEX_VERSION}|{ds.kind}|{ds.task}".encode())
+    from refbench import __version__
+
+    # Reader changes between refbench releases rebuild the index too.
+    h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task}".encode())
     for f in ds.files:
         st = f.stat()
         h.update(f"|{f}|{st.st_size}|{st.st_mtime_ns}".encode())

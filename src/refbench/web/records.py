@@ -160,8 +160,8 @@ def tne_records(path: Path) -> Iterator[Record]:
 
 def file_records(kind: str, task: str, path: Path) -> Iterator[Record | Problem]:
     """The records of one data file of a dataset (see refbench.web.datasets.KINDS). KITMUS
-    files are read instance by instance, so one instance the reader rejects (the official
-    release has some) becomes a :class:`Problem` instead of hiding the whole file."""
+    files are read instance by instance, so one instance the reader rejects becomes a
+    :class:`Problem` instead of hiding the whole file."""
     from refbench.web import records_kitmus
 
     if kind in ("kitmus-suite", "kitmus-native", "kitmus-conll"):
