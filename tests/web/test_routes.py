@@ -247,6 +247,8 @@ def test_compare_slices_significance_and_disagreements(client: Any, app: Any) ->
     assert page.status_code == 200
     body = text(page)
     assert "Accuracy by slice" in body and "background-pretrain" in body
+    # first is right on all 3 instances: 1.000 with its Wilson interval, bold as the best
+    assert "<strong>1.000</strong><span class=\"cell-ci\">[0.439, 1.000] n=3</span>" in body
     assert f"/compare/significance?data={k}&amp;sys={a}&amp;sys={b}" in body
     assert_escaped(body)
     sig = text(client.get(f"/compare/significance?data={k}&sys={a}&sys={b}"))

@@ -32,7 +32,7 @@ from tqdm import tqdm
 from refbench.web.datasets import Dataset
 from refbench.web.records import FACETS, Problem, Record, file_records
 
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 BATCH = 2000
 Row = tuple[Any, ...]
 
@@ -121,6 +121,8 @@ CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched I
 CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE preds (sys TEXT NOT NULL, n INTEGER NOT NULL, answer INTEGER, correct INTEGER,
                     PRIMARY KEY (sys, n)) WITHOUT ROWID;
+CREATE TABLE slice_counts (sys TEXT NOT NULL, slice TEXT NOT NULL, value TEXT NOT NULL,
+                           n INTEGER NOT NULL, correct INTEGER NOT NULL);
 CREATE TABLE outputs (sys TEXT NOT NULL, n INTEGER NOT NULL, output BLOB,
                       PRIMARY KEY (sys, n)) WITHOUT ROWID;
 """

@@ -16,7 +16,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_jsonl
 from refbench.web.datasets import Dataset
-from refbench.web.index import IndexFolder, match_key, pack, unpack
+from refbench.web.index import IndexFolder, facet_names, match_key, pack, unpack
 from refbench.web.runs import System
 
 BATCH = 5000
@@ -47,10 +47,12 @@ def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str,
                 return {"matched": int(row[1]), "unmatched": int(row[2])}
             db.execute("DELETE FROM preds WHERE sys = ?", (system.sid,))
             db.execute("DELETE FROM outputs WHERE sys = ?", (system.sid,))
+            db.execute("DELETE FROM slice_counts WHERE sys = ?", (system.sid,))
             if ds.task == "tne":
                 matched, unmatched = _load_tne(db, system)
             else:
                 matched, unmatched = _load_choice(db, system, ds.task)
+                _count_slices(db, system.sid, facet_names(ds.task))
             db.execute("INSERT OR REPLACE INTO systems VALUES (?, ?, ?, ?)",
                        (system.sid, sig, matched, unmatched))
             db.commit()
@@ -86,6 +88,16 @@ def _load_choice(db: sqlite3.Connection, system: System, task: str) -> tuple[int
     total = db.execute("SELECT count(*) FROM incoming").fetchone()[0]
     db.execute("DELETE FROM incoming")
     return int(matched), int(total) - int(matched)
+
+
+def _count_slices(db: sqlite3.Connection, sid: str, names: list[str]) -> None:
+    """A system's right answers per slice value, counted once when its predictions are
+    loaded, so comparing systems on a large suite reads a few rows instead of joining them."""
+    for name in ("all", *names):
+        col = "'all'" if name == "all" else f"i.f_{name}"
+        db.execute(f"INSERT INTO slice_counts SELECT ?, ?, {col}, count(*), sum(p.correct) "
+                   f"FROM preds p JOIN items i ON i.n = p.n WHERE p.sys = ? AND p.correct "
+                   f"IS NOT NULL AND {col} IS NOT NULL GROUP BY {col}", (sid, name, sid))
 
 
 def _load_tne(db: sqlite3.Connection, system: System) -> tuple[int, int]:

@@ -38,22 +38,19 @@ def _systems(ds: Dataset) -> list[System]:
 
 
 def slice_table(db: sqlite3.Connection, task: str, sids: list[str]) -> list[dict[str, Any]]:
-    """Accuracy of each system overall and on every value of every slice."""
+    """Accuracy of each system overall and on every value of every slice (from the counts
+    made when each system's predictions were loaded)."""
     marks = ",".join("?" * len(sids))
-    groups = [("all", "")] + [(name, f"i.f_{name}") for name in idx.facet_names(task)]
+    rows = db.execute(f"SELECT slice, value, sys, n, correct FROM slice_counts "
+                      f"WHERE sys IN ({marks})", sids).fetchall()
     labels = dict(FACETS.get(task, ()))
     out = []
-    for name, col in groups:
-        select = col or "'all'"
-        rows = db.execute(
-            f"SELECT {select}, p.sys, count(*), sum(p.correct) FROM preds p JOIN items i "
-            f"ON i.n = p.n WHERE p.sys IN ({marks}) AND p.correct IS NOT NULL "
-            f"GROUP BY 1, 2", sids).fetchall()
+    for name in ("all", *idx.facet_names(task)):
         values: dict[str, dict[str, dict[str, Any]]] = {}
-        for value, sid, n, right in rows:
-            ci = wilson_interval(int(right), int(n))
-            values.setdefault(str(value), {})[sid] = {"n": int(n), "accuracy": right / n,
-                                                      "ci": ci}
+        for group, value, sid, n, right in rows:
+            if group == name and n:
+                values.setdefault(str(value), {})[sid] = {
+                    "n": int(n), "accuracy": right / n, "ci": wilson_interval(int(right), int(n))}
         if not values or (name != "all" and len(values) < 2):
             continue
         best = {v: max((c["accuracy"] for c in by.values()), default=None)
