@@ -30,9 +30,13 @@ chromium:
 	  || { $$SUDO apt-get update -qq >/dev/null 2>&1 && $$SUDO apt-get install -y chromium >/dev/null 2>&1; } \
 	  || echo "warning: could not install chromium; the browser tests will be skipped" >&2; }
 
+# A suite that is already there and current (same configuration, resources and generator
+# code) is not generated again; results go to runs/ and the project's .refbench/results.sqlite.
 run: setup
-	$(BIN)/refbench kitmus generate --out kitmus-suite --overwrite
+	$(BIN)/refbench kitmus generate --out kitmus-suite --overwrite --skip-if-current
 	$(BIN)/refbench run --model knowledge-match --data kitmus-suite --out runs/knowledge-match
+	@echo "Results: runs/knowledge-match (one folder per subtask), runs/knowledge-match/suite-results.json;"
+	@echo "tables: $(BIN)/refbench report runs/knowledge-match --format latex --ci; runs: $(BIN)/refbench results ls"
 	@echo
 	@echo "Explore the suite and the run in the browser:"
 	@echo "  $(BIN)/refbench serve kitmus-suite --runs runs/knowledge-match"

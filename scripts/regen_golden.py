@@ -6,6 +6,8 @@ Run after an intended change to the generator, then review the diff:
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from refbench.tasks.kitmus.resources import load_resources
@@ -27,9 +29,28 @@ def tiny_config():  # type: ignore[no-untyped-def]
                        sizes=TINY["sizes"], seed=TINY["seed"])
 
 
+_MACHINE_LINES = re.compile(r"^(- git commit:|- resource folder:|- generator fingerprint:).*$",
+                            re.MULTILINE)
+
+
+def without_provenance(name: str, data: bytes) -> bytes:
+    """A suite file with its machine-dependent provenance (git commit, resource path,
+    generator fingerprint) blanked: the rest must be byte-identical everywhere."""
+    if name == "DATASHEET.md":
+        return _MACHINE_LINES.sub(r"\1 (machine-dependent)", data.decode()).encode()
+    if name == "stats.json":
+        stats = json.loads(data)
+        stats["provenance"] = "(machine-dependent)"
+        return (json.dumps(stats, indent=2, ensure_ascii=False) + "\n").encode()
+    return data
+
+
 def main() -> None:
     generate_suite(load_resources(), GOLDEN, tiny_config(), workers=1, overwrite=True,
                    progress=False)
+    for name in ("DATASHEET.md", "stats.json"):
+        path = GOLDEN / name
+        path.write_bytes(without_provenance(name, path.read_bytes()))
     print(f"wrote {sum(1 for p in GOLDEN.rglob('*') if p.is_file())} files to {GOLDEN}")
 
 

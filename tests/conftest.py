@@ -26,6 +26,13 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_results_store(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Runs in tests record into a store of their own, never the checkout's .refbench/."""
+    if "REFBENCH_STORE" not in os.environ:
+        os.environ["REFBENCH_STORE"] = str(tmp_path_factory.mktemp("store") / "results.sqlite")
+
+
 @pytest.fixture
 def cli():  # type: ignore[no-untyped-def]
     return run_cli

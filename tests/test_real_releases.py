@@ -262,3 +262,17 @@ def test_altentities_counts(domain: str, split: str) -> None:
         insts = list(read_choices(path, options={"input_type": input_type}))
         assert len(insts) == expressions
         assert len({i.metadata["question_id"] for i in insts}) == questions - repeated
+
+
+@needs_shared(RELEASED)
+@pytest.mark.parametrize("view", ["task-text-only", "knowledge-text-only"])
+def test_views_cut_by_structure_equal_the_released_views(view: str, tmp_path: Path) -> None:
+    from refbench.formats.conll2012 import read_conll
+
+    folder = RELEASED / "background-train" / "subtask_2_ents"
+    out = tmp_path / "cut.v4_gold_conll"
+    convert(folder / "full-text" / "test.v4_gold_conll.gz", out, view=view)
+    ours = [(d.doc_id, d.sentences, d.clusters) for d in read_conll(out)]
+    theirs = [(d.doc_id, d.sentences, d.clusters)
+              for d in read_conll(folder / view / "test.v4_gold_conll.gz")]
+    assert len(ours) == 2000 and ours == theirs

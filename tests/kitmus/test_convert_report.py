@@ -77,14 +77,15 @@ def test_report_formats_and_escaping(tmp_path: Path) -> None:
     res = _suite_result(tmp_path)
     md = run_cli("report", str(res), "--format", "md")
     assert md.returncode == 0, md.stderr
-    assert "| <b>sys</b> | 0.900 ± 0.010 | 0.800 ± 0.010 | 0.700 ± 0.010 |" in md.stdout
-    assert "| random | 0.500 | 0.333 | 0.250 |" in md.stdout
+    assert "**Pronoun accuracy, test split (&lt;b&gt;sys&lt;/b&gt;)**" in md.stdout
+    assert "| background-both | 0.900 ± 0.010 | 0.800 ± 0.010 | 0.700 ± 0.010 |" in md.stdout
+    assert "| chance (random baseline) | 0.500 | 0.333 | 0.250 |" in md.stdout
     html = run_cli("report", str(res), "--format", "html").stdout
     assert "&lt;b&gt;sys&lt;/b&gt;" in html and "<b>sys</b>" not in html
     latex = run_cli("report", str(res), "--format", "latex").stdout
     assert r"\begin{tabular}" in latex and r"$\pm$" in latex
     csv_out = run_cli("report", str(res), "--format", "csv").stdout
-    assert csv_out.splitlines()[0].startswith("system,background-both 2 ent")
+    assert csv_out.splitlines()[0].startswith("task,system,kind,data,split,variant,n_entities")
     png = tmp_path / "plot.png"
     r = run_cli("report", str(res), "--plot", str(png), "--metric", "antecedent_f1")
     assert r.returncode == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -160,7 +160,9 @@ def test_suite_mode_table(tmp_path: Path) -> None:
     result = run_cli("evaluate", "--task", "kitmus", "--gold", str(suite), "--pred",
                      str(system), "--bootstrap", "0")
     assert result.returncode == 0, result.stderr
-    assert "| random |" in result.stdout and "background-both 2 ent" in result.stdout
+    assert "| chance (random baseline) | 0.500 | 0.333 |" in result.stdout
+    assert "| background-both | " in result.stdout and "| Variant | 2 ent. | 3 ent. |" in \
+        result.stdout
 
 
 @needs_shared(RELEASED)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from scripts.regen_golden import GOLDEN, tiny_config
+from scripts.regen_golden import GOLDEN, tiny_config, without_provenance
 
 from refbench.core.errors import RefbenchError
 from refbench.tasks.kitmus.generate import build_pools, generate_job
@@ -18,8 +18,8 @@ RES = load_resources()
 
 
 def files_of(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {name: without_provenance(name, p.read_bytes()) for p in sorted(root.rglob("*"))
+            if p.is_file() and (name := str(p.relative_to(root)))}
 
 
 @pytest.fixture(scope="module")

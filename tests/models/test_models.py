@@ -222,14 +222,17 @@ def test_suite_run_and_report_from_store(tmp_path: Path) -> None:
                 str(tmp_path / "runs"), "--store", store, "--quiet")
     assert r.returncode == 0, r.stderr
     assert "| background-inference-charfict-wordfict | 1.000 | 1.000 |" in r.stdout
-    assert "| random | 0.500 | 0.333 |" in r.stdout and "| variant | 2 entities |" in r.stdout
+    assert "| chance (random baseline) | 0.500 | 0.333 |" in r.stdout
+    assert "| Variant | 2 ent. | 3 ent. |" in r.stdout
     suite = json.loads((tmp_path / "runs" / "suite-results.json").read_text())
     assert len(suite["cells"]) == 4
     rep = run_cli("report", "--from-store", "--store", store, "--format", "csv")
     assert rep.returncode == 0, rep.stderr
     lines = rep.stdout.splitlines()
-    assert lines[0].startswith("system,background-inference-charfict-wordfict 2 ent")
-    assert lines[1].startswith("knowledge-match,1.000") and lines[-1].startswith("random,")
+    assert lines[0].startswith("task,system,kind,data,split,variant,n_entities,metric,value")
+    assert lines[1].startswith("kitmus,knowledge-match,system,,test,background-pretrain,2,"
+                               "pronoun_accuracy,1.0")
+    assert lines[-1].startswith("kitmus,chance (random baseline),baseline,")
 
 
 def _described(expression: str, descriptions: tuple[str, str]) -> ChoiceInstance:

@@ -41,3 +41,29 @@ def test_binds_to_loopback_unless_told(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert ("warning: serving on 0.0.0.0" in err) == warns
     assert "not shown:" in err and "missing.tsv" in err
     assert "open http://" in err and (tmp_path / "index").is_dir()
+
+
+def test_studies_mount_on_the_app(cli: Any, tmp_path: Path) -> None:
+    """``refbench serve --study``: the human-study blueprint runs inside the full app."""
+    from refbench.studies.server import links
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from refbench.web.serve import study_blueprints
+
+    study = tmp_path / "kv.sqlite"
+    out = cli("study", "create", "kitmus-validation", "--data", str(FILES["kitmus"]), "--n", "2",
+              "--gold-checks", "1",
+              "--out", str(study))
+    assert out.returncode == 0, out.stderr
+    app = create_app(ServeConfig(data=[FILES["gap"]], store=tmp_path / "s.sqlite",
+                                 index_dir=tmp_path / "index"),
+                     extra_blueprints=study_blueprints([study]))
+    client = app.test_client()
+    urls = [url for _, url in links(study, "http://localhost/study")]
+    assert urls and any("/admin/" in u for u in urls)
+    for url in urls:
+        resp = client.get(url.removeprefix("http://localhost"))
+        assert resp.status_code == 200, url
+        assert "Content-Security-Policy" in resp.headers
+    assert client.get("/study/a/not-a-token/").status_code == 404
+    assert client.get("/").status_code == 200  # the datasets page is still there

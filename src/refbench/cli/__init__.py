@@ -17,8 +17,10 @@ from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import kitmus as kitmus_cli
 from refbench.cli import knowref as knowref_cli
 from refbench.cli import report as report_cli
+from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
 from refbench.cli import serve as serve_cli
+from refbench.cli import study as study_cli
 from refbench.cli import tne as tne_cli
 from refbench.cli.common import CONTEXT, run_guarded
 from refbench.cli.ls import ls
@@ -38,10 +40,11 @@ app.add_command(convert_cli.convert_cmd)
 app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)
-app.add_command(run_cli.results)
+app.add_command(results_cli.results)
 app.add_command(altentities_cli.altentities)
 app.add_command(knowref_cli.knowref)
 app.add_command(tne_cli.tne)
+app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
 
 

@@ -8,87 +8,84 @@ from typing import Any
 import click
 
 from refbench.cli.common import CONTEXT, PATH, print_json
-from refbench.core.errors import UsageError
 
 EXAMPLE = (
-    "Examples: refbench evaluate --task kitmus --gold test.v4_gold_conll --pred c2f.jsonlines  |  "
+    "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
+    "refbench evaluate --task kitmus --gold test.v4_gold_conll --pred c2f.jsonlines  |  "
     "refbench evaluate --task kitmus --gold test.jsonl --pred run1.jsonl run2.jsonl --json  |  "
-    "refbench evaluate --task kitmus --gold kitmus-suite --pred preds/c2f preds/grep  |  "
-    "refbench evaluate --task gap --gold gap-test.tsv --pred system.tsv"
+    "refbench evaluate --task kitmus --gold kitmus-suite --pred preds/c2f preds/grep "
+    "--system C2F --system GREP  |  "
+    "refbench evaluate --task gap --gold gap-test.tsv --pred runs/gap --out gap.json  |  "
+    "refbench evaluate --task winograd --gold wsc273.jsonl --pred predictions.lst"
 )
 
 
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
-@click.option("--task", required=True, help="kitmus, gap, knowref or tne (refbench ls tasks).")
+@click.option("--task", required=True,
+              help="kitmus, gap, knowref, winograd, altentities or tne (refbench ls tasks).")
 @click.option("--gold", type=PATH, required=True, help="Gold file, or a suite folder (KITMUS).")
 @click.option("--pred", type=PATH, required=True, multiple=True,
-              help="Prediction file; more files may follow (runs). In suite mode, one folder "
-                   "per system.")
+              help="Prediction file or refbench run folder; more may follow (runs of one "
+                   "system). In suite mode, one folder per system.")
 @click.argument("more", nargs=-1, type=PATH)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--out", type=PATH, default=None, help="Write the result JSON with provenance.")
-@click.option("--system", default=None, help="System name in tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fractions).")
+@click.option("--out", type=PATH, default=None,
+              help="Write the result JSON with provenance (input of refbench report).")
+@click.option("--system", "systems", multiple=True,
+              help="System name in tables; in suite mode one per --pred folder, in order.")
 @click.option("--split", default="test", show_default=True, help="Split scored in suite mode.")
 @click.option("--bootstrap", type=int, default=1000, show_default=True,
-              help="Bootstrap resamples (0: none).")
+              help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--switched-pred", type=PATH, default=None,
               help="KnowRef: predictions on the switched copy (consistency).")
 @click.option("--switched-gold", type=PATH, default=None,
               help="KnowRef: the switched gold (default: switched on the fly).")
+@click.option("--input", "input_type", default=None,
+              help="AltEntities: the input type the predictions were made with (default: the "
+                   "run's, else unshown_background).")
+@click.option("--max-words", type=int, default=None,
+              help="AltEntities: the text cut the predictions were made with.")
 @click.option("--plot", type=PATH, default=None,
               help="TNE: draw the preposition confusion heat-map (PNG).")
+@click.option("--ci", is_flag=True, help="Suite mode: show 95%% intervals in the table.")
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
-             as_json: bool, out: Path | None, system: str | None, split: str, bootstrap: int,
-             seed: int, switched_pred: Path | None, switched_gold: Path | None,
-             plot: Path | None) -> None:
-    """Score predictions: KITMUS antecedent P/R/F1, pronoun accuracy, KnowRef decisions, slices by
-    pronoun and answer position, seeded bootstrap 95% intervals and the random baseline; or the
-    GAP scorer's metrics. Missing predictions count as wrong and are reported.
+             as_json: bool, out: Path | None, systems: tuple[str, ...], split: str,
+             bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
+             input_type: str | None, max_words: int | None, plot: Path | None,
+             ci: bool) -> None:
+    """Score predictions of any registered task. Takes what refbench run writes (a run folder,
+    its predictions.jsonl, a whole suite run folder) and each task's own formats: KITMUS
+    clusters, GAP TSV or answers; GAP system TSV; KnowRef answers or clusters; WinoGrande
+    .lst; TNE predictions. KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices,
+    seeded 95% intervals and the random baseline; GAP: the official scorer plus accuracy; choice
+    tasks: accuracy with interval and slices; TNE: labeled/unlabeled P/R/F1. Missing
+    predictions count as wrong and are reported.
     """
+    from refbench.core.errors import UsageError
     from refbench.core.registry import TASKS
+    from refbench.report.text import result_text
+    from refbench.tasks.scoring import evaluate_predictions
 
     task = TASKS.canonical(task)
+    if plot is not None and task != "tne":
+        raise UsageError("--plot draws the TNE confusion heat-map; for other tasks use "
+                         "refbench evaluate --out R.json, then refbench report R.json --plot")
+    reader: dict[str, Any] = {}
+    if input_type:
+        reader["input_type"] = input_type
+    if max_words:
+        reader["max_words"] = max_words
     preds = [*pred, *more]
-    result: dict[str, Any]
-    if task == "tne":
-        from refbench.tasks.tne.metrics import evaluate_tne, plot_confusion
-        from refbench.tasks.tne.predictions import read_predictions
-        from refbench.tasks.tne.read import read_tne
+    result = evaluate_predictions(task, gold, preds, systems=systems, split=split,
+                                  bootstrap=bootstrap, seed=seed, switched_pred=switched_pred,
+                                  switched_gold=switched_gold, reader_options=reader)
+    if plot is not None:
+        from refbench.report.plots import plot_tne_confusion
 
-        if len(preds) != 1:
-            raise UsageError("--task tne scores one prediction file at a time")
-        docs = list(read_tne(gold))
-        result = evaluate_tne(docs, read_predictions(preds[0], {d.id: d for d in docs}))
-        result.update({"gold": str(gold), "pred": str(preds[0])})
-        if plot is not None:
-            plot_confusion(result, plot)
-        text = _tne_text(result)
-    elif task == "knowref":
-        from refbench.tasks.knowref.metrics import evaluate_knowref
-
-        if len(preds) != 1:
-            raise UsageError("--task knowref scores one prediction file (plus --switched-pred)")
-        result = evaluate_knowref(gold, preds[0], switched_pred, switched_gold)
-        text = _knowref_text(result)
-    elif task == "gap":
-        from refbench.tasks.gap.score import score_gap, scorecard
-
-        if len(preds) != 1:
-            raise UsageError("--task gap scores one system file at a time")
-        result = score_gap(gold, preds[0])
-        text = scorecard(result)
-    elif gold.is_dir():
-        from refbench.tasks.kitmus.suite_eval import evaluate_suite
-
-        result = evaluate_suite(gold, [str(p) for p in preds], split=split,
-                                bootstrap=min(bootstrap, 200), seed=seed)
-        text = _suite_text(result)
-    else:
-        from refbench.tasks.kitmus.evaluate import evaluate_files
-
-        result = evaluate_files(gold, preds, bootstrap=bootstrap, seed=seed, system=system)
-        text = _kitmus_text(result)
+        plot_tne_confusion(result, plot, title=f"TNE preposition confusion: {result['system']} "
+                           f"on {Path(str(gold)).name} (rows sum to 1)")
+        click.echo(f"plot: {plot}", err=True)
     if out is not None:
         _write_result(result, out, gold=gold, preds=preds)
     for w in result.get("warnings", []):
@@ -96,7 +93,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     if as_json:
         print_json(result)
     else:
-        click.echo(text)
+        click.echo(result_text(result, ci=ci))
 
 
 def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[Path]) -> None:
@@ -109,79 +106,3 @@ def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[
               "pred": [str(p) for p in preds if p.is_file()]}
     result["provenance"] = provenance(inputs)
     write_text_atomic(out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-
-
-def _kitmus_text(r: dict[str, Any]) -> str:
-    lines = []
-    runs = r.get("n_runs", 1)
-
-    def std(m: str) -> str:
-        return f" ± {r[m + '_std']:.3f}" if runs > 1 else ""
-
-    lines.append(f"Antecedent F1 is {r['antecedent_f1']:.3f}{std('antecedent_f1')} with precision "
-                 f"{r['antecedent_precision']:.3f}{std('antecedent_precision')} and recall "
-                 f"{r['antecedent_recall']:.3f}{std('antecedent_recall')}.")
-    lines.append(f"Pronoun accuracy is {r['pronoun_accuracy']:.3f}{std('pronoun_accuracy')}.")
-    if runs > 1:
-        lines.append(f"({runs} runs: mean ± sample standard deviation)")
-    else:
-        ci = r["ci95"]
-        lo, hi = ci["pronoun_accuracy"]
-        lines.append(f"  95% bootstrap interval: [{lo:.3f}, {hi:.3f}] ({ci['resamples']} "
-                     f"resamples, seed {ci['seed']})")
-        d = r["decisions"]
-        tsa = r["task_specific_accuracy"]
-        lines.append(f"Decisions: correct {d['correct']}, incorrect {d['incorrect']}, several "
-                     f"antecedents {d['multiple']}, no decision {d['none']}; task-specific "
-                     f"accuracy {'-' if tsa is None else f'{tsa:.3f}'}")
-        for name, group in r["slices"].items():
-            parts = [f"{k} {v['pronoun_accuracy']:.3f} (n={v['n']})" for k, v in group.items()]
-            lines.append(f"By {name.replace('_', ' ')}: " + ", ".join(parts))
-    lines.append(f"Random baseline: {r['random_baseline']['pronoun_accuracy']:.3f}. Instances: "
-                 f"{r['n']}, missing predictions: {r['n_missing']}.")
-    return "\n".join(lines)
-
-
-def _tne_text(r: dict[str, Any]) -> str:
-    def pct(x: float | None) -> str:
-        return "-" if x is None else f"{100 * x:.1f}"
-
-    lines = [f"Labeled P/R/F1 {pct(r['labeled_precision'])} / {pct(r['labeled_recall'])} / "
-             f"{pct(r['labeled_f1'])}; unlabeled {pct(r['unlabeled_precision'])} / "
-             f"{pct(r['unlabeled_recall'])} / {pct(r['unlabeled_f1'])}",
-             f"IPrep-Acc {pct(r['iprep_accuracy'])}, UPrep-Acc {pct(r['uprep_accuracy'])} "
-             f"({r['uprep_scored']} missed links with scores); documents {r['n_documents']}, "
-             f"without predictions {r['n_missing_documents']}"]
-    lines.append("By NP distance: " + ", ".join(f"{k} F1 {pct(v['labeled_f1'])}"
-                                                for k, v in r["by_distance"].items()))
-    lines.append("By source: " + ", ".join(f"{k} F1 {pct(v['labeled_f1'])}"
-                                           for k, v in r["by_source"].items()))
-    lines.append("Recall explicit / implicit: " + ", ".join(
-        f"{k} {pct(v['recall'])} (n={v['n_gold']})" for k, v in r["explicit_vs_implicit"].items()))
-    return "\n".join(lines)
-
-
-def _knowref_text(r: dict[str, Any]) -> str:
-    d = r["decisions"]
-    tsa = r["task_specific_accuracy"]
-    lines = [f"Accuracy {r['accuracy']:.3f} on {r['n']} instances (missing {r['n_missing']}).",
-             f"Decisions: correct {d['correct']}, incorrect {d['incorrect']}, both antecedents "
-             f"{d['both_antecedents']}, no decision {d['no_decision']}; task-specific accuracy "
-             f"{'-' if tsa is None else f'{tsa:.3f}'} (coverage {r['coverage']:.3f})."]
-    if "switched" in r:
-        s = r["switched"]
-        b = s["breakdown"]
-        c = s["consistency"]
-        lines.append(f"Switched: accuracy {s['accuracy']:.3f}; consistency "
-                     f"{'-' if c is None else f'{c:.3f}'} over {s['n_pairs']} pairs "
-                     f"(consistently correct {b['consistently_correct']}, consistently wrong "
-                     f"{b['consistently_wrong']}, inconsistent {b['inconsistent']}).")
-    return "\n".join(lines)
-
-
-def _suite_text(r: dict[str, Any]) -> str:
-    from refbench.report.tables import kitmus_cells, kitmus_grid, render
-
-    cells, random = kitmus_cells([r], "pronoun_accuracy")
-    header, rows = kitmus_grid(cells, random)
-    return render(header, rows, "md", title=f"Pronoun accuracy, {r['split']} split")

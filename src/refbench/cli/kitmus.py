@@ -36,11 +36,17 @@ def kitmus() -> None:
               help="Random seed: same seed, same bytes.")
 @click.option("--workers", type=int, default=0, help="Processes (0: one per CPU core).")
 @click.option("--overwrite", is_flag=True, help="Replace a non-empty --out.")
+@click.option("--skip-if-current", is_flag=True,
+              help="Do nothing when --out already holds this suite (same configuration, seed, "
+                   "resources, refbench version and generator code).")
 @click.option("--json", "as_json", is_flag=True, help="Print stats.json instead of a summary.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--no-probe", is_flag=True,
+              help="Leave the MiniLM similarity probe out of DATASHEET.md (it loads MiniLM).")
 def generate(out: Path, resources: Path | None, variants: str | None, entities: str | None,
              splits: str | None, formats: str | None, sizes: str | None, seed: int,
-             workers: int, overwrite: bool, as_json: bool, quiet: bool) -> None:
+             workers: int, overwrite: bool, skip_if_current: bool, as_json: bool,
+             quiet: bool, no_probe: bool) -> None:
     """Generate the KITMUS suite: 8 variants x 2/3/4 entities x train/validation/test.
 
     Writes every official view and format plus refbench's native JSONL, DATASHEET.md and
@@ -56,10 +62,22 @@ def generate(out: Path, resources: Path | None, variants: str | None, entities: 
         seed=seed,
     )
     res = load_resources(resources)
+    if skip_if_current and out.is_dir():
+        from refbench.tasks.kitmus.suite_provenance import stale_reason
+
+        reason = stale_reason(out, res, cfg)
+        if reason is None:
+            if as_json:
+                click.echo((out / "stats.json").read_text(encoding="utf-8").strip())
+                return
+            click.echo(f"{out} is up to date (same configuration, resources and generator); "
+                       "not regenerated")
+            return
+        click.echo(f"{out} is out of date ({reason}); regenerating", err=True)
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
     start = time.perf_counter()
     stats = generate_suite(res, out, cfg, workers=n_workers, overwrite=overwrite,
-                           progress=not quiet and not as_json)
+                           progress=not quiet and not as_json, probe=not no_probe)
     elapsed = time.perf_counter() - start
     if as_json:
         print_json(stats)
@@ -156,3 +174,83 @@ def build_resources_cmd(out: Path, seed: int, overwrite: bool, as_json: bool) ->
     else:
         for key, value in report.items():
             click.echo(f"{key}: {value}")
+
+
+@kitmus.command(context_settings=CONTEXT, epilog=(
+    "Examples: refbench kitmus difficulty kitmus-suite  |  refbench kitmus difficulty "
+    "../shared/data/kitmus-official/released --variants background-train --json"))
+@click.argument("directory", type=PATH)
+@click.option("--split", default="test", show_default=True, help="Split to probe.")
+@click.option("--variants", help="Comma-separated variant folder names (default: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def difficulty(directory: Path, split: str, variants: str | None, as_json: bool) -> None:
+    """Similarity-probe profile of a suite on disk (refbench's or the official release).
+
+    For every subtask: how often MiniLM similarity between the pronoun's sentence and
+    "a <occupation>" alone picks the right entity, and how often the pronoun sentence shares a
+    word root with the answer's (or a distractor's) occupation. Reads full-text CoNLL (else
+    native JSONL) by structure, so entities named like pronouns are no problem.
+    """
+    from refbench.tasks.kitmus.difficulty import OFFICIAL_PROBE, suite_difficulty
+
+    report = suite_difficulty(directory, split=split, variants=split_list(variants),
+                              progress=not as_json)
+    if as_json:
+        print_json({"split": split, "subtasks": report,
+                    "official_background_pretrain": OFFICIAL_PROBE})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    ents = sorted({n for per in report.values() for n in per})
+    table = Table(title=f"similarity probe, {split} split of {directory} "
+                        "(accuracy; cue: answer / distractor occupation root in the sentence)")
+    table.add_column("variant", no_wrap=True)
+    for n in ents:
+        table.add_column(f"{n} entities", justify="right")
+    for variant, per in report.items():
+        table.add_row(variant, *(
+            f"{per[n]['probe_accuracy']:.3f} ({per[n]['answer_occupation_cue']:.0%} / "
+            f"{per[n]['distractor_occupation_cue']:.0%})" if n in per else "-" for n in ents))
+    console = Console()
+    console.print(table)
+    console.print("official KITMUS background-train test: " + " / ".join(
+        f"{v:g}" for _, v in sorted(OFFICIAL_PROBE.items())) + " at "
+        + " / ".join(str(n) for n in sorted(OFFICIAL_PROBE)) + " entities")
+
+
+@kitmus.command("pool-difficulty", context_settings=CONTEXT, epilog=(
+    "Examples: refbench kitmus pool-difficulty  |  refbench kitmus pool-difficulty "
+    "--resources ../shared/data/kitmus-official/resources --json"))
+@click.option("--resources", type=PATH, default=None,
+              help="Resource folder (refbench or official layout). Default: built-in.")
+@click.option("--split-seed", type=int, default=None,
+              help="Only the test occupations of the suite generated with this seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def pool_difficulty(resources: Path | None, split_seed: int | None, as_json: bool) -> None:
+    """What the similarity probe makes of every real situation of a resource pool.
+
+    Each situation goes into every pronoun template with every pronoun and is compared with
+    every occupation: its mean rank, its margin over the closest other occupation, and the
+    exact expected probe accuracy at 2/3/4 entities. The criterion the built-in pool was
+    written to is in its PROVENANCE.md.
+    """
+    from refbench.tasks.kitmus.difficulty import default_encoder, pool_profile
+    from refbench.tasks.kitmus.generate import build_pools
+    from refbench.tasks.kitmus.resources import load_resources
+
+    res = load_resources(resources)
+    rows = (build_pools(res, seed=split_seed).splits["test"].occupations
+            if split_seed is not None else None)
+    report = pool_profile(res, encoder=default_encoder(), rows=rows)
+    if as_json:
+        print_json(report)
+        return
+    click.echo(f"{report['occupations']} occupations; expected probe accuracy "
+               + ", ".join(f"{n} entities {a:.3f}" for n, a in report["expected_accuracy"].items())
+               + f"; closest single word {report['max_closest_word_similarity']:.3f}")
+    click.echo("  4 entities  rank  margin  word  occupation: situation (closest other occupation)")
+    for r in sorted(report["rows"], key=lambda r: -r["margin"]):
+        click.echo(f"  {r['expected_accuracy'][4]:.3f} {r['mean_rank']:5.2f} {r['margin']:+.3f} "
+                   f"{r['closest_word_similarity']:.2f}  {r['occupation']}: {r['situation']}  "
+                   f"({r['nearest_other']})")

@@ -1,4 +1,4 @@
-"""``refbench report``: paper-style tables and plots from result files."""
+"""``refbench report``: paper-style tables and plots from result files, run folders or the store."""
 
 from __future__ import annotations
 
@@ -8,68 +8,70 @@ import click
 
 from refbench.cli.common import CONTEXT, PATH
 
-EXAMPLE = ("Examples: refbench report results/*.json --format latex  |  refbench report "
-           "suite-results.json --format md --plot accuracy.png")
+EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.tex  |  refbench "
+           "report --from-store --tag paper --format html --out results.html  |  refbench "
+           "report suite-results.json --plot accuracy.png  |  refbench report gap.json "
+           "runs/wsc --format csv")
 
 
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
 @click.argument("results", type=PATH, nargs=-1)
 @click.option("--from-store", is_flag=True, help="Use runs recorded in the results store.")
-@click.option("--store", type=PATH, default=None, help="Results store.")
+@click.option("--store", type=PATH, default=None, help="Results store (default: the project's).")
 @click.option("--runs", "run_ids", default=None, help="Store run ids, e.g. 3,4,7 (default: all).")
-@click.option("--format", "fmt", default="md", show_default=True, help="md, latex, html or csv.")
-@click.option("--metric", default="pronoun_accuracy", show_default=True,
-              help="KITMUS metric in the cells (e.g. antecedent_f1).")
-@click.option("--plot", type=PATH, default=None, help="Also draw accuracy vs entities (PNG).")
+@click.option("--tag", default=None, help="Only store runs with this tag (refbench results tag).")
+@click.option("--format", "fmt", default="md", show_default=True,
+              help="md, latex (booktabs table), html (a complete page) or csv (tidy: one row "
+                   "per figure).")
+@click.option("--metric", default=None,
+              help="The figure in the cells: KITMUS pronoun_accuracy (default), antecedent_f1, "
+                   "...; other tasks: e.g. accuracy or f1 (default: each task's headline set).")
+@click.option("--ci", is_flag=True, help="Show 95%% intervals (and n where it varies).")
+@click.option("--standalone", is_flag=True, help="LaTeX: a complete document, not a table.")
+@click.option("--plot", type=PATH, default=None,
+              help="Also draw a PNG: KITMUS accuracy vs entities, or bars for other tasks.")
 @click.option("--out", type=PATH, default=None, help="Write the table here instead of stdout.")
 def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
-           run_ids: str | None, fmt: str, metric: str, plot: Path | None,
-           out: Path | None) -> None:
-    """Render result files (refbench evaluate --out) or runs from the results store
-    (--from-store) as a table: systems x variant x 2/3/4
-    entities with a random-baseline row for KITMUS, one row per file for other tasks; optionally
-    plot accuracy against the number of entities per variant.
+           run_ids: str | None, tag: str | None, fmt: str, metric: str | None, ci: bool,
+           standalone: bool, plot: Path | None, out: Path | None) -> None:
+    """Render results as tables for a paper: result files (refbench evaluate --out), run folders
+    (refbench run --out), or runs in the results store (--from-store). KITMUS: variant rows in
+    the paper's order x one 2/3/4-entity column group per system, with the chance row; other
+    tasks: one row per system and data set, naming the model, the data and the split.
     """
+    from refbench.cli.common import parse_ints
     from refbench.core.errors import UsageError
     from refbench.core.io import write_text_atomic
-    from refbench.report.tables import (
-        FORMATS,
-        generic_grid,
-        kitmus_cells,
-        kitmus_grid,
-        load_results,
-        render,
-    )
+    from refbench.report.render import FORMATS
+    from refbench.report.reporting import build_tables, draw_plot
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if from_store:
+        from refbench.report.results import store_results
         from refbench.runs.store import Store
 
-        st = Store(store)
-        ids = [int(x) for x in run_ids.split(",")] if run_ids else \
-            [r["run_id"] for r in reversed(st.runs(limit=100_000))]
-        data = [{**st.get(i)["metrics"], "_path": f"run {i}"} for i in ids]
+        skipped: list[str] = []
+        with Store(store, create=False) as st:
+            data = store_results(st, ids=parse_ints(run_ids, "--runs"), tag=tag,
+                                 skipped=skipped)
+        for note in skipped:
+            click.echo(f"note: left out {note}", err=True)
+        if not data:
+            raise UsageError("no runs in the results store match" if (run_ids or tag)
+                             else "the results store has no runs yet")
     elif results:
+        from refbench.report.results import load_results
+
         data = load_results(results)
     else:
-        raise UsageError("give result files or --from-store")
-    cells, random = kitmus_cells(data, metric)
-    if cells:
-        header, rows = kitmus_grid(cells, random)
-        title = metric.replace("_", " ")
-    else:
-        header, rows = generic_grid(data)
-        title = "results"
-    table = render(header, rows, fmt, title=title)
+        raise UsageError("give result files or run folders, or --from-store")
+    text = build_tables(data, fmt=fmt, metric=metric, ci=ci, standalone=standalone)
     if out is not None:
-        write_text_atomic(out, table)
+        write_text_atomic(out, text)
+        click.echo(f"table: {out}", err=True)
     else:
-        click.echo(table, nl=False)
+        click.echo(text, nl=False)
     if plot is not None:
-        if not cells:
-            raise UsageError("--plot needs KITMUS results")
-        from refbench.report.plots import plot_entities
-
-        plot_entities(cells, random, plot, metric=title)
+        draw_plot(data, plot, metric=metric)
         click.echo(f"plot: {plot}", err=True)

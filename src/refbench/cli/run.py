@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,11 @@ def parse_kv(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
 @click.option("--limit", type=int, default=None, help="Only the first N instances.")
 @click.option("--out", type=PATH, required=True, help="Folder for predictions and metrics.")
+@click.option("--system", default=None,
+              help="Name in tables and the store (default: the model spec).")
 @click.option("--store", type=PATH, default=None,
-              help="Results store (default: ~/.local/share/refbench/results.sqlite).")
+              help="Results store (default: $REFBENCH_STORE, else the project's "
+                   ".refbench/results.sqlite).")
 @click.option("--no-store", is_flag=True, help="Do not record the run or use the cache.")
 @click.option("--model-arg", multiple=True, help="Model option key=value (repeatable).")
 @click.option("--input", "input_type", default=None,
@@ -46,37 +50,29 @@ def parse_kv(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | None, out: Path,
-            store: Path | None, no_store: bool, model_arg: tuple[str, ...],
+            system: str | None, store: Path | None, no_store: bool, model_arg: tuple[str, ...],
             input_type: str | None, max_words: int | None, as_json: bool, quiet: bool) -> None:
     """Run a model on a data set: predictions (answers JSONL with per-candidate scores), the
     task's metrics and provenance in --out, and a row in the results store. Interrupted runs
-    resume from the store's prediction cache.
+    resume from the store's prediction cache. A KITMUS suite folder runs every subtask of
+    --split (one run folder each under --out) and prints the paper-style table.
     """
     from refbench.core.registry import MODELS
+    from refbench.report.text import run_text, suite_run_text
     from refbench.runs.runner import run_model, run_suite
     from refbench.runs.store import Store
 
     MODELS.canonical(spec.partition(":")[0])
-    st = None if no_store else Store(store)
     options = parse_kv(model_arg)
+    st = None if no_store else Store(store)
+    for note in st.notes if st else ():
+        click.echo(note, err=True)
+    where = {"store": str(st.path)} if st else {}
     if data.is_dir():
         result = run_suite(spec, data, out, split=split, model_options=options, store=st,
-                           progress=not quiet and not as_json)
-        if as_json:
-            print_json(result)
-        else:
-            from refbench.report.tables import render
-
-            ns = sorted({c["n_entities"] for c in result["cells"]})
-            acc = {(c["variant"], c["n_entities"]): c["pronoun_accuracy"]
-                   for c in result["cells"]}
-            variants = list(dict.fromkeys(c["variant"] for c in result["cells"]))
-            rnd = result["random_baseline"]
-            rows = [[v, *(f"{acc[(v, n)]:.3f}" if (v, n) in acc else "-" for n in ns)]
-                    for v in variants]
-            rows.append(["random", *(f"{rnd[f'{variants[0]}|{n}']:.3f}" for n in ns)])
-            click.echo(render(["variant", *(f"{n} entities" for n in ns)], rows, "md",
-                              title=f"{spec}: pronoun accuracy, {split} split"))
+                           progress=not quiet and not as_json, system=system)
+        click.echo(json.dumps(result, ensure_ascii=False) if as_json
+                   else suite_run_text(result))
         return
     reader: dict[str, Any] = trained_reader_options(spec)
     if input_type:
@@ -85,32 +81,14 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
         reader["max_words"] = max_words
     metrics = run_model(spec, data, out, task=task, model_options=options,
                         reader_options=reader, limit=limit, store=st,
-                        progress=not quiet and not as_json)
-    if as_json:
-        print_json(metrics)
-        return
-    acc = metrics["accuracy"]
-    click.echo(f"{spec} on {data}: accuracy {acc:.3f} over {metrics['n_with_gold']} instances"
-               if acc is not None else f"{spec} on {data}: {metrics['n']} instances, no gold")
-    if "accuracy_norm" in metrics:
-        click.echo(f"  accuracy (length-normalised): {metrics['accuracy_norm']:.3f}")
-    for key in ("pronoun_accuracy", "antecedent_f1", "f1", "truncated_instances"):
-        if metrics.get(key) is not None:
-            click.echo(f"  {key}: {metrics[key]:.3f}" if isinstance(metrics[key], float)
-                       else f"  {key}: {metrics[key]}")
-    for name, group in metrics["slices"].items():
-        parts = [f"{k} {v['accuracy']:.3f} (n={v['n']})" for k, v in group.items()
-                 if v["accuracy"] is not None]
-        click.echo(f"  by {name}: " + ", ".join(parts))
-    click.echo(f"  predictions: {out / 'predictions.jsonl'}"
-               + (f"; run {metrics['run_id']} in {st.path}" if st else ""))
+                        progress=not quiet and not as_json, system=system)
+    click.echo(json.dumps(metrics, ensure_ascii=False, default=str) if as_json
+               else run_text({**metrics, **where}))
 
 
 def trained_reader_options(spec: str) -> dict[str, Any]:
     """How a trained cross-encoder's training data was read (``--input``, ``--max-words``):
     the defaults for running it, so test texts are cut the way training texts were."""
-    import json
-
     name, _, arg = spec.partition(":")
     cfg = Path(arg) / "config.json"
     if name != "cross-encoder" or not arg or not cfg.is_file():
@@ -183,44 +161,3 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
     else:
         click.echo(f"best dev accuracy {report['best_dev_accuracy']:.3f} after "
                    f"{report['epochs_done']} epoch(s); model in {out}")
-
-
-@click.group("results", context_settings=CONTEXT,
-             epilog="Examples: refbench results ls  |  refbench results show 3 --json")
-def results() -> None:
-    """Runs recorded in the results store."""
-
-
-@results.command("ls", context_settings=CONTEXT, epilog="Example: refbench results ls --limit 5")
-@click.option("--store", type=PATH, default=None, help="Results store.")
-@click.option("--limit", type=int, default=50, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def results_ls(store: Path | None, limit: int, as_json: bool) -> None:
-    """List recorded runs, newest first."""
-    from refbench.runs.store import Store
-
-    rows = Store(store).runs(limit=limit)
-    if as_json:
-        print_json(rows)
-        return
-    for r in rows:
-        acc = "-" if r["accuracy"] is None else f"{r['accuracy']:.3f}"
-        click.echo(f"{r['run_id']:>5}  {r['created']}  {r['model']:28s} {r['task']:12s} "
-                   f"n={r['n']:<6} acc={acc}  {r['data']}")
-
-
-@results.command("show", context_settings=CONTEXT, epilog="Example: refbench results show 3")
-@click.argument("run_id", type=int)
-@click.option("--store", type=PATH, default=None, help="Results store.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
-    """Show one run's metrics."""
-    import json
-
-    from refbench.runs.store import Store
-
-    row = Store(store).get(run_id)
-    if as_json:
-        print_json(row)
-    else:
-        click.echo(json.dumps(row, indent=2, ensure_ascii=False))

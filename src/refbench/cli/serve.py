@@ -25,13 +25,16 @@ EXAMPLE = (
               help="Where the search index is kept (default: web-index/ beside the store).")
 @click.option("--tne-model", type=PATH, default=None,
               help="A TNE model folder (refbench tne train) for the TNE demo page.")
+@click.option("--study", "studies", multiple=True, type=PATH,
+              help="A study file (refbench study create) to mount under /study/; repeatable. "
+                   "Its annotator and admin links are printed.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind; anything but loopback exposes the app to the network.")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--no-warm", is_flag=True, help="Index datasets on first visit, not at start.")
 def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None,
-          index_dir: Path | None, tne_model: Path | None, host: str, port: int,
-          no_warm: bool) -> None:
+          index_dir: Path | None, tne_model: Path | None, studies: tuple[Path, ...], host: str,
+          port: int, no_warm: bool) -> None:
     """Explore datasets, inspect model outputs side by side, compare runs with paired
     significance tests, read the leaderboard, and try the TNE demo, in a local web app.
 
@@ -42,4 +45,5 @@ def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None
     from refbench.web.serve import serve_app
 
     serve_app(list(data), run_dirs=list(run_dirs), store=store, index_dir=index_dir,
-              tne_model=tne_model, host=host, port=port, warm=not no_warm)
+              tne_model=tne_model, host=host, port=port, warm=not no_warm,
+              studies=list(studies))

@@ -13,15 +13,35 @@ import refbench
 from refbench.core.io import sha256_file
 
 
-def git_hash() -> str | None:
-    """The commit of the refbench checkout this code runs from (None outside a checkout)."""
+def _git(*args: str) -> str | None:
+    """Output of a git command in the checkout refbench runs from; None when refbench is not
+    running from its own checkout (an installed copy inside some other repository must not
+    report that repository's commit)."""
     src = Path(refbench.__file__).resolve().parent
     try:
-        out = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=5, check=False)
+        top = subprocess.run(["git", "-C", str(src), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=5, check=False)
+        if top.returncode != 0 or not top.stdout.strip():
+            return None
+        if Path(top.stdout.strip()).resolve() / "src" / "refbench" != src:
+            return None
+        out = subprocess.run(["git", "-C", str(src), *args], capture_output=True, text=True,
+                             timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return out.stdout if out.returncode == 0 else None
+
+
+def git_hash() -> str | None:
+    """The commit of the refbench checkout this code runs from (None outside a checkout)."""
+    out = _git("rev-parse", "HEAD")
+    return out.strip() or None if out is not None else None
+
+
+def git_dirty() -> bool | None:
+    """Whether refbench's own source differs from that commit (None outside a checkout)."""
+    out = _git("status", "--porcelain", "--", ":(top)src/refbench")
+    return None if out is None else bool(out.strip())
 
 
 def provenance(inputs: dict[str, list[str]]) -> dict[str, Any]:

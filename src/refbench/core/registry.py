@@ -196,6 +196,10 @@ PREDICTION_FORMATS = Registry(
               "GAP TSV: 11 or 9 columns with header, or the scorer's 3 columns without"),
         Entry("answers", "refbench.tasks.kitmus.predictions:read_predictions",
               "refbench answers JSONL: {id, answer: index or name, scores}"),
+        Entry("run", "refbench.tasks.answers:prediction_file",
+              "a refbench run folder (its predictions.jsonl), or a suite run folder: any task"),
+        Entry("lst", "refbench.tasks.answers:read_choice_answers",
+              "WinoGrande leaderboard .lst: one 1-based option number per gold line"),
     ],
 )
 

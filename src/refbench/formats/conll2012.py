@@ -44,6 +44,12 @@ def read_conll(path: str | Path, *, min_columns: int = MIN_COLUMNS) -> Iterator[
         raise RefbenchError("file not found", path=path) from None
 
 
+def parse_conll_text(text: str, *, path: str | Path, min_columns: int = MIN_COLUMNS
+                     ) -> list[ConllDocument]:
+    """The documents of CoNLL-2012 text held in memory (``path`` names it in errors)."""
+    return list(_parse(text.splitlines(), path, min_columns))
+
+
 def _parse(lines: Iterable[str], path: str | Path, min_columns: int) -> Iterator[ConllDocument]:
     doc: ConllDocument | None = None
     sentence: list[tuple[str, str]] = []

@@ -1,61 +1,37 @@
-"""Metrics of a choice run: accuracy (and acc_norm), slices, and each task's own scorer."""
+"""Metrics of a choice run: accuracy (and acc_norm), slices, and each task's own scorer.
+
+The definitions are the ones ``refbench evaluate`` uses (:mod:`refbench.metrics.choice` and the
+tasks' scorers), applied to the model's outputs, so evaluating a run's ``predictions.jsonl``
+afterwards gives the same figures.
+"""
 
 from __future__ import annotations
 
-import tempfile
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.types import ChoiceInstance
+from refbench.metrics import choice
 from refbench.models.base import ModelOutput
 
-SLICE_KEYS = {
-    "kitmus": ("pronoun", "answer_position", "n_entities", "variant"),
-    "gap": ("pronoun",),
-    "knowref": ("pronoun",),
-    "winograd": ("source",),
-    "altentities": ("domain", "sampling_method", "input_type"),
-}
-
-
-def _acc(pairs: Sequence[tuple[int | None, int | None]]) -> float | None:
-    scored = [(a, g) for a, g in pairs if g is not None]
-    return sum(a == g for a, g in scored) / len(scored) if scored else None
+SLICE_KEYS = choice.SLICE_KEYS
 
 
 def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
-                   outputs: Sequence[ModelOutput]) -> dict[str, Any]:
-    pairs = [(o.answer, i.gold) for i, o in zip(instances, outputs, strict=True)]
-    out: dict[str, Any] = {
-        "task": task, "n": len(instances),
-        "n_with_gold": sum(g is not None for _, g in pairs),
-        "n_no_answer": sum(a is None for a, _ in pairs),
-        "accuracy": _acc(pairs),
-    }
-    if outputs and all("answer_norm" in o.extra for o in outputs):
-        out["accuracy_norm"] = _acc([(o.extra["answer_norm"], i.gold)
-                                     for i, o in zip(instances, outputs, strict=True)])
-    slices: dict[str, dict[str, list[tuple[int | None, int | None]]]] = defaultdict(
-        lambda: defaultdict(list))
-    for inst, (a, g) in zip(instances, pairs, strict=True):
-        for key in SLICE_KEYS.get(task, ()):
-            value = inst.metadata.get(key)
-            if value is not None:
-                slices[key][str(value)].append((a, g))
-    out["slices"] = {k: {v: {"n": len(p), "accuracy": _acc(p)} for v, p in sorted(vals.items())}
-                     for k, vals in sorted(slices.items())}
-    truncated = sum(int(i.metadata.get("truncated", 0)) > 0 for i in instances)
-    if task == "altentities":
-        out["truncated_instances"] = truncated
-    return out
+                   outputs: Sequence[ModelOutput], *, bootstrap: int = 1000,
+                   seed: int = 0) -> dict[str, Any]:
+    norm = [o.extra["answer_norm"] for o in outputs] \
+        if outputs and all("answer_norm" in o.extra for o in outputs) else None
+    return choice.choice_metrics(task, instances, [o.answer for o in outputs],
+                                 answers_norm=norm, bootstrap=bootstrap, seed=seed)
 
 
 def task_metrics(task: str, data: Path, predictions: Path,
                  instances: Sequence[ChoiceInstance],
                  outputs: Sequence[ModelOutput]) -> dict[str, Any]:
-    """The task's own scorer on the run's predictions (KITMUS evaluator, GAP scorer)."""
+    """The task's own scorer on the run's predictions (KITMUS evaluator, GAP scorer, KnowRef
+    decisions); intervals merge into the run's ``ci95``."""
     if task == "kitmus":
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
@@ -65,15 +41,13 @@ def task_metrics(task: str, data: Path, predictions: Path,
                 "random_baseline", "variant", "n_entities")
         return {k: r[k] for k in keys}
     if task == "gap":
-        from refbench.tasks.gap.score import score_gap
+        from refbench.tasks.gap.evaluate import gap_answer_scores
 
-        with tempfile.TemporaryDirectory() as d:
-            system = Path(d) / "system.tsv"
-            system.write_text("".join(
-                f"{i.id}\t{'TRUE' if o.answer == 0 else 'FALSE'}\t"
-                f"{'TRUE' if o.answer == 1 else 'FALSE'}\n"
-                for i, o in zip(instances, outputs, strict=True)), encoding="utf-8")
-            r = score_gap(data, system)
-        return {k: r[k] for k in ("f1", "precision", "recall", "f1_masculine", "f1_feminine",
-                                  "bias")}
+        return gap_answer_scores(data, instances, [o.answer for o in outputs],
+                                 pred=str(predictions))
+    if task == "knowref":
+        from refbench.tasks.knowref.metrics import evaluate_knowref
+
+        r = evaluate_knowref(data, predictions)
+        return {k: r[k] for k in ("decisions", "task_specific_accuracy", "coverage")}
     return {}

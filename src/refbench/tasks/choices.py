@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,28 @@ def infer_task(path: str | Path) -> str:
             return "altentities"
     raise UsageError(f"{p}: cannot tell the task from the file; pass --task "
                      f"({', '.join(CHOICE_TASKS)})")
+
+
+SPLIT_WORDS = {"train": "train", "training": "train", "dev": "dev", "development": "dev",
+               "val": "validation", "valid": "validation", "validation": "validation",
+               "test": "test"}
+# Sets released as one test split, whose files do not say so.
+TEST_ONLY = ("wsc273", "wsc285", "wsc")
+
+
+def infer_split(path: str | Path) -> str | None:
+    """The split a data file holds, from its name or its folder (``gap-test.tsv``,
+    ``books/test.json.gz``, ``winogrande-dev.jsonl``; WSC273 is a test set); None when
+    neither says."""
+    p = Path(path)
+    if _base(p).split(".")[0].lower() in TEST_ONLY:
+        return "test"
+    for part in (_base(p), p.parent.name):
+        words = [w.lower() for w in re.split(r"[^A-Za-z]+", part) if w]
+        found = [SPLIT_WORDS[w] for w in words if w in SPLIT_WORDS]
+        if found:
+            return found[-1]
+    return None
 
 
 def _second_line(path: Path) -> str:

@@ -26,11 +26,13 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
        "frame-ancestors 'none'")
 
 
-def create_app(config: ServeConfig, *, extra_blueprints: Iterable[Blueprint] = (),
+def create_app(config: ServeConfig, *,
+               extra_blueprints: Iterable[Blueprint | tuple[Blueprint, str]] = (),
                catalog: Catalog | None = None,
                enricher: Callable[[str], dict[str, Any]] | None = None) -> Flask:
-    """The app over ``config``'s data, runs and store. ``enricher`` (text -> TNE payload)
-    replaces the ``--tne-model`` enrichment (tests use a small stand-in)."""
+    """The app over ``config``'s data, runs and store. ``extra_blueprints`` are mounted as they
+    are, or under a URL prefix when given as ``(blueprint, prefix)``. ``enricher`` (text -> TNE
+    payload) replaces the ``--tne-model`` enrichment (tests use a small stand-in)."""
     from refbench.web import views_board, views_browse, views_compare, views_demo
     from refbench.web.templating import install
 
@@ -39,9 +41,13 @@ def create_app(config: ServeConfig, *, extra_blueprints: Iterable[Blueprint] = (
     app.config["TNE_MODEL"] = config.tne_model
     app.config["ENRICHER"] = enricher
     install(app)
-    for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_demo.bp,
-               *extra_blueprints):
+    for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_demo.bp):
         app.register_blueprint(bp)
+    for extra in extra_blueprints:
+        if isinstance(extra, tuple):
+            app.register_blueprint(extra[0], url_prefix=extra[1])
+        else:
+            app.register_blueprint(extra)
 
     @app.after_request
     def headers(response: Any) -> Any:

@@ -75,7 +75,7 @@ def store_runs(store_path: Path) -> list[RunInfo]:
     """Every run in the store whose predictions are still on disk (an absent store: none)."""
     if not store_path.is_file():
         return []
-    store = Store(store_path)
+    store = Store(store_path, readonly=True)  # the viewer never writes, not even a migration
     try:
         out = []
         for row in store.runs(limit=10**9):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.web.catalog import Catalog, ServeConfig
@@ -40,9 +41,22 @@ def prepare(catalog: Catalog, *, progress: bool = True) -> None:
             ensure_system(catalog.index, ds, system)
 
 
+def study_blueprints(studies: list[Path]) -> list[tuple[Any, str]]:
+    """Human studies (``refbench study create``) mounted on the app: ``/study/`` for one,
+    ``/study/<file stem>/`` for several."""
+    from refbench.studies.web import make_study_blueprint
+
+    stems = [p.stem for p in studies]
+    if len(set(stems)) != len(stems):
+        raise UsageError("--study files need different names")
+    return [(make_study_blueprint(p, name=f"study_{k}"),
+             "/study" if len(studies) == 1 else f"/study/{p.stem}")
+            for k, p in enumerate(studies)]
+
+
 def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
               index_dir: Path | None, tne_model: Path | None, host: str, port: int,
-              warm: bool = True) -> None:
+              warm: bool = True, studies: list[Path] | None = None) -> None:
     from werkzeug.serving import run_simple
 
     from refbench.web.app import create_app
@@ -54,11 +68,19 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
         print(f"not shown: {path}: {why}", file=sys.stderr)  # at start: files, not data
     if warm:
         prepare(catalog)
-    app = create_app(config, catalog=catalog)
+    mounted = study_blueprints(studies or [])
+    app = create_app(config, catalog=catalog, extra_blueprints=mounted)
     if host not in LOOPBACK:
         print(f"warning: serving on {host}: anyone who can reach this machine on port {port} "
               "can read the data and runs shown", file=sys.stderr)
     shown = f"[{host}]" if ":" in host else host
     print(f"refbench serve: {len(catalog.datasets)} dataset(s), {len(catalog.runs())} run(s); "
           f"open http://{shown}:{port}/  (Ctrl-C to stop)", file=sys.stderr)
+    if studies:
+        from refbench.studies.server import links
+
+        for study, (_, prefix) in zip(studies, mounted, strict=True):
+            print(f"study {study}:", file=sys.stderr)
+            for name, url in links(study, f"http://{shown}:{port}{prefix}"):
+                print(f"  {name}: {url}", file=sys.stderr)
     run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)

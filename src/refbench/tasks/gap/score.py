@@ -46,12 +46,21 @@ def read_system(path: str | Path) -> tuple[dict[str, tuple[bool | None, bool | N
 
 
 def score_gap(gold_path: str | Path, system_path: str | Path) -> dict[str, Any]:
-    gold = list(read_gap(gold_path))
-    if not gold:
-        raise RefbenchError("no gold annotations read", path=gold_path)
+    """The official scorer's figures for a system file against a gold file."""
     system, warnings = read_system(system_path)
     if not system:
         raise RefbenchError("no system annotations read", path=system_path)
+    return score_gap_system(gold_path, system, warnings=warnings, pred=str(system_path))
+
+
+def score_gap_system(gold_path: str | Path,
+                     system: dict[str, tuple[bool | None, bool | None]], *,
+                     warnings: list[str], pred: str) -> dict[str, Any]:
+    """Score system rows (id -> A-coref, B-coref) however they were read."""
+    gold = list(read_gap(gold_path))
+    if not gold:
+        raise RefbenchError("no gold annotations read", path=gold_path)
+    warnings = list(warnings)
     scores: dict[str, PRF] = defaultdict(PRF)
     missing = 0
     gold_ids = set()
@@ -67,7 +76,7 @@ def score_gap(gold_path: str | Path, system_path: str | Path) -> dict[str, Any]:
                     prf.fn += 1
                 else:
                     prf.add(g, s)
-    out: dict[str, Any] = {"task": "gap", "gold": str(gold_path), "pred": str(system_path),
+    out: dict[str, Any] = {"task": "gap", "gold": str(gold_path), "pred": pred,
                            "n": len(gold), "n_missing": missing,
                            "n_extra": len(set(system) - gold_ids)}
     for name in ("overall", "masculine", "feminine", "they", "neopronoun"):
@@ -89,7 +98,7 @@ def score_gap(gold_path: str | Path, system_path: str | Path) -> dict[str, Any]:
 
 def scorecard(result: dict[str, Any]) -> str:
     """The official scorecard layout (percentages), plus the extra slices when present."""
-    lines = []
+    lines = ["GAP scorer (recall, precision and F1 in percent):"]
     for name, label in (("", "Overall"), ("masculine_", "Masculine"), ("feminine_", "Feminine"),
                         ("they_", "Singular they"), ("neopronoun_", "Neopronouns")):
         if name in ("they_", "neopronoun_") and not result[f"{name}n"]:

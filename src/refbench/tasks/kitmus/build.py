@@ -107,8 +107,8 @@ def fix_gerunds(tokens: Tagged) -> Tagged:
     return tuple(out)
 
 
-def _root_checker(occupation: Tagged) -> Callable[[str], bool]:
-    words = [w for w, _ in occupation]
+def _root_checker(*occupations: Tagged) -> Callable[[str], bool]:
+    words = [w for occ in occupations for w, _ in occ]
     return lambda w: any(shares_root(w, o) for o in words)
 
 
@@ -152,7 +152,9 @@ def build_resources(out: Path, *, seed: int = 0, overwrite: bool = False) -> dic
     sit_char = [((a, "VBG"), (b, "RB")) for a, b in zip(ing, ly, strict=True)]
     sit_word = word_shuffle_situations(
         sit_real, random.Random(f"{seed}:wordfict"),
-        forbidden=[_root_checker(occ) for occ in occ_real],
+        # Neither the row's real nor its fictional occupation may echo in its fictional situation.
+        forbidden=[_root_checker(occ, ((fict, "NN"),))
+                   for occ, fict in zip(occ_real, occ_fict, strict=True)],
     )
 
     tmp = prepare_output_dir(out, overwrite=overwrite)

@@ -18,7 +18,9 @@ from refbench.formats.detok import detokenize
 from refbench.formats.e2e_jsonlines import format_jsonlines, read_jsonlines
 from refbench.formats.gap_tsv import GAP_COLUMNS, format_row
 from refbench.tasks.kitmus.gold import gold_from_conll_doc
+from refbench.tasks.kitmus.instance import VIEWS
 from refbench.tasks.kitmus.native import read_native
+from refbench.tasks.kitmus.structure import meet_sentence
 from refbench.tasks.kitmus.writers import view_clusters
 
 TARGETS = ("conll", "jsonlines", "tsv", "txt")
@@ -28,14 +30,44 @@ def _base_name(path: Path) -> str:
     return path.name[:-3] if path.name.endswith(".gz") else path.name
 
 
+def view_of(doc: ConllDocument, view: str, *, path: Path | str) -> ConllDocument:
+    """A full-text document cut to a view by its structure (``structure.meet_sentence``): the
+    task text from the meet sentence on, the knowledge text before it. The id's view segment,
+    where it has one (the official release's ``.../full-text/test:0``), names the new view.
+    A document that is already a view is returned as it is when asked for that view."""
+    if view == "full-text":
+        return doc
+    refs = [(m.sentence, m.start, m.end, cid) for cid, ms in doc.clusters.items() for m in ms]
+    meet = meet_sentence(refs)
+    if meet is None:
+        if view == "knowledge-text-only":
+            return doc  # no task text: already the knowledge text
+        raise RefbenchError("no sentence mentions two entities: no task text to keep",
+                            path=path, item=doc.doc_id)
+    keep = range(meet, len(doc.sentences)) if view == "task-text-only" else range(meet)
+    if view == "knowledge-text-only" and meet == 0:
+        raise RefbenchError("the document starts with the task text: no knowledge text to keep",
+                            path=path, item=doc.doc_id)
+    clusters = {cid: [Mention(m.sentence - keep.start, m.start, m.end) for m in ms
+                      if m.sentence in keep] for cid, ms in doc.clusters.items()}
+    doc_id = doc.doc_id
+    for other in VIEWS:
+        doc_id = doc_id.replace(f"/{other}/", f"/{view}/")
+    return ConllDocument(doc_id, doc.part, [doc.sentences[i] for i in keep],
+                         {cid: ms for cid, ms in clusters.items() if ms}, doc.first_line)
+
+
 def read_documents(path: str | Path, *, view: str = "full-text") -> Iterator[ConllDocument]:
+    """Documents of any token-level KITMUS file in ``view``: native JSONL renders the view;
+    CoNLL and jsonlines full-text documents are cut to it by their structure."""
     p = Path(path)
     name = _base_name(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
-        yield from read_conll(p, min_columns=6)
+        for doc in read_conll(p, min_columns=6):
+            yield view_of(doc, view, path=p)
     elif name.endswith(".jsonlines"):
-        for doc in read_jsonlines(p):
-            yield doc.to_conll_document(path=p)
+        for jdoc in read_jsonlines(p):
+            yield view_of(jdoc.to_conll_document(path=p), view, path=p)
     elif name.endswith(".jsonl"):
         for inst in read_native(p):
             sent_ids, view_spans = view_clusters(inst, view)

@@ -51,23 +51,123 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(out)
 
 
-def render_datasheet(stats: dict[str, Any]) -> str:
-    cfg = stats["config"]
+KITMUS_BIBTEX = """@inproceedings{arodi-etal-2023-kitmus,
+    title = "The {KITMUS} Test: Evaluating Knowledge Integration from Multiple Sources",
+    author = "Arodi, Akshatha and P{\\"o}msl, Martin and Suleman, Kaheer and
+              Trischler, Adam and Olteanu, Alexandra and Cheung, Jackie Chi Kit",
+    booktitle = "Proceedings of the 61st Annual Meeting of the Association for
+                 Computational Linguistics (Volume 1: Long Papers)",
+    month = jul,
+    year = "2023",
+    address = "Toronto, Canada",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/2023.acl-long.841",
+    doi = "10.18653/v1/2023.acl-long.841",
+    pages = "15088--15108",
+}"""
+
+
+def refbench_bibtex(version: str) -> str:
+    return ("@software{refbench,\n"
+            "    title = {refbench: a toolkit for knowledge-intensive reference resolution},\n"
+            "    author = {{refbench contributors}},\n"
+            f"    version = {{{version}}},\n"
+            "    note = {KITMUS suite generator, readers, models and scorers},\n"
+            "}")
+
+
+def _provenance(stats: dict[str, Any]) -> list[str]:
+    prov = stats.get("provenance", {})
     res = stats["resources"]
-    jobs = stats["jobs"]
-    counts = [[j["variant"], str(j["n_entities"]), j["split"], str(j["instances"]),
-               str(j["with_noise"]),
-               " ".join(f"{k}:{v}" for k, v in j["answer_meet_position"].items())]
-              for j in jobs]
-    overlap_rows = [[pair, *(str(v) for v in o.values())] for pair, o in
-                    stats["split_overlap"].items()]
-    overlap_header = ["splits", *next(iter(stats["split_overlap"].values()), {}).keys()]
-    pools = res["pool_sizes"]
-    lines = [
+    commit = prov.get("git_commit")
+    if commit is None:
+        commit_text = "not run from a git checkout (an installed refbench)"
+    else:
+        commit_text = f"`{commit}`" + (" with uncommitted changes to src/refbench"
+                                        if prov.get("git_dirty") else "")
+    return [
+        "## Provenance",
+        f"- refbench version: {stats['refbench_version']}",
+        f"- git commit: {commit_text}",
+        f"- resource folder: `{prov.get('resources_path', res['source'])}` "
+        f"({res.get('layout', res['source'])} layout)",
+        f"- resource hash (sha256 over every file's sha256, listed in stats.json): "
+        f"`{res['fingerprint']}`",
+        f"- generator fingerprint: `{prov.get('generator_fingerprint', '-')}`",
+        f"- seed: {stats['seed']}",
+        "",
+        "Regenerate (into a new folder DIR; the same refbench commit and resources give these",
+        "files byte for byte, this section aside):",
+        "",
+        "```",
+        stats["command"],
+        "```",
+        "",
+    ]
+
+
+def _licence_and_citation(stats: dict[str, Any]) -> list[str]:
+    return [
+        "## Licence",
+        f"Resources: {stats['resources'].get('licence', 'not recorded')}.",
+        "The generated text is made of these resources' words; share the suite under terms",
+        "compatible with them, and cite the KITMUS paper and refbench.",
+        "",
+        "## Citation",
+        "```bibtex",
+        KITMUS_BIBTEX,
+        "",
+        refbench_bibtex(stats["refbench_version"]),
+        "```",
+        "",
+    ]
+
+
+INTENDED_USE = [
+    "## Intended use and limitations",
+    "- Use: a diagnostic test of whether a coreference or reference-resolution model combines",
+    "  entity-specific knowledge given in the text with background knowledge (from its",
+    "  parameters, from the text, or fictional and only in the text). Report the test split;",
+    "  train on the train split only, select on validation.",
+    "- Not a measure of general coreference ability: texts are templated, short and",
+    "  synthetic; every entity is a fictional person named by a surname; English only.",
+    "- Shallow cues remain: occupations may share word roots with their situations (see",
+    "  Resources), and a model can learn the templates. Compare against the random baseline",
+    "  and the variants, not against natural-text benchmarks.",
+    "- Pools differ in difficulty: refbench's built-in pool and the official KITMUS resources",
+    "  give different suites, so figures are comparable only between suites generated from",
+    "  the same resources (see Provenance). The official name list contains surnames that are",
+    "  also pronoun words (e.g. He, Her).",
+    "- Names come from census data and carry no gender cue by design; the pronoun mix is",
+    "  he/she 40% each, singular they and neopronouns 10% each.",
+    "",
+]
+
+
+def render_datasheet(stats: dict[str, Any]) -> str:
+    """The suite's DATASHEET.md. Each section is a list of lines; a further section (e.g. a
+    difficulty profile) is one more ``sections.append(...)`` before the Files section."""
+    from refbench.tasks.kitmus.difficulty import difficulty_section
+
+    sections: list[list[str]] = [
+        _overview(stats),
+        _resources(stats),
+        _contents(stats),
+        difficulty_section(stats),
+        INTENDED_USE,
+        _provenance(stats),
+        _licence_and_citation(stats),
+    ]
+    sections.append(FILES)
+    return "\n".join(line for section in sections for line in section)
+
+
+def _overview(stats: dict[str, Any]) -> list[str]:
+    return [
         "# KITMUS suite: datasheet",
         "",
-        f"Generated by refbench {stats['refbench_version']} with seed {stats['seed']}.",
-        f"Regenerate with: `{stats['command']}`",
+        f"Generated by refbench {stats['refbench_version']} with seed {stats['seed']} (how to "
+        "regenerate it: Provenance, below).",
         "",
         "## What it is",
         "A diagnostic coreference test suite (KITMUS, Arodi et al., ACL 2023). Each instance",
@@ -83,6 +183,13 @@ def render_datasheet(stats: dict[str, Any]) -> str:
         "answer, pronoun, location and templates. Train, validation and test draw from disjoint",
         "names, occupations, locations, templates and noise sentences.",
         "",
+    ]
+
+
+def _resources(stats: dict[str, Any]) -> list[str]:
+    res = stats["resources"]
+    pools = res["pool_sizes"]
+    return [
         "## Resources",
         f"- source: {res['source']} (fingerprint `{res['fingerprint'][:16]}`)",
         f"- pools: {pools['names']} names, {pools['occupations']} occupations, "
@@ -94,6 +201,19 @@ def render_datasheet(stats: dict[str, Any]) -> str:
         "- occupation/situation root-word overlap (paper: 45% on its real pool): "
         + ", ".join(f"{k} {v:.1%}" for k, v in stats["occupation_situation_root_overlap"].items()),
         "",
+    ]
+
+
+def _contents(stats: dict[str, Any]) -> list[str]:
+    cfg = stats["config"]
+    counts = [[j["variant"], str(j["n_entities"]), j["split"], str(j["instances"]),
+               str(j["with_noise"]),
+               " ".join(f"{k}:{v}" for k, v in j["answer_meet_position"].items())]
+              for j in stats["jobs"]]
+    overlap_rows = [[pair, *(str(v) for v in o.values())] for pair, o in
+                    stats["split_overlap"].items()]
+    overlap_header = ["splits", *next(iter(stats["split_overlap"].values()), {}).keys()]
+    return [
         "## Contents",
         f"{stats['instances']} instances; variants {', '.join(cfg['variants'])}; entities "
         f"{', '.join(map(str, cfg['entities']))}; splits "
@@ -107,19 +227,25 @@ def render_datasheet(stats: dict[str, Any]) -> str:
                         "answer position in the meet sentence"]),
         "",
         "## Split overlap (shared items; 0 everywhere means disjoint)",
-        f"Disjoint: {'yes' if stats['split_overlap_ok'] else 'NO'}",
+        f"Disjoint: {'yes' if stats['split_overlap_ok'] else 'NO'}"
+        + (" (except the pools too small to split, listed under Resources)"
+           if stats["split_overlap_ok"] and stats["resources"]["shared_between_splits"]
+           else ""),
         "",
         _table(overlap_rows, overlap_header) if overlap_rows else "(only one split generated)",
         "",
-        "## Files",
-        "- `<variant>/subtask_<n>_ents/<split>.jsonl`: refbench native JSONL, every field explicit",
-        "  (mention spans: sentence index into `sentences`, start and end token, end inclusive).",
-        "- `<variant>/subtask_<n>_ents/<view>/<split>.v4_gold_conll`: CoNLL-2012, POS tags, one",
-        "  cluster per entity over all its mentions, knowledge text included in full-text.",
-        "- `.jsonlines` (e2e-coref), `.txt` (id line, text line, blank line), and GAP `.tsv`",
-        "  (2-entity subtasks, views with the pronoun; A and B in meet-sentence order).",
-        "- Views: full-text, task-text-only, knowledge-text-only. Document ids are the same in",
-        "  every view and format: `kitmus/<variant>/subtask_<n>_ents/<split>:<index>`.",
-        "",
     ]
-    return "\n".join(lines)
+
+
+FILES = [
+    "## Files",
+    "- `<variant>/subtask_<n>_ents/<split>.jsonl`: refbench native JSONL, every field explicit",
+    "  (mention spans: sentence index into `sentences`, start and end token, end inclusive).",
+    "- `<variant>/subtask_<n>_ents/<view>/<split>.v4_gold_conll`: CoNLL-2012, POS tags, one",
+    "  cluster per entity over all its mentions, knowledge text included in full-text.",
+    "- `.jsonlines` (e2e-coref), `.txt` (id line, text line, blank line), and GAP `.tsv`",
+    "  (2-entity subtasks, views with the pronoun; A and B in meet-sentence order).",
+    "- Views: full-text, task-text-only, knowledge-text-only. Document ids are the same in",
+    "  every view and format: `kitmus/<variant>/subtask_<n>_ents/<split>:<index>`.",
+    "",
+]

@@ -66,8 +66,9 @@ class _Tally:
 
 
 def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1000,
-          seed: int = 0) -> dict[str, Any]:
-    """Score one prediction file against gold items."""
+          seed: int = 0, columns: dict[str, list[int]] | None = None) -> dict[str, Any]:
+    """Score one prediction file against gold items. ``columns``, when given, receives the
+    per-instance counts (correct, tp, fp, fn) in gold order, for intervals over several runs."""
     overall = _Tally()
     slices: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
     cols: dict[str, list[int]] = {"correct": [], "tp": [], "fp": [], "fn": []}
@@ -92,6 +93,8 @@ def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1
         cols["tp"].append(tp)
         cols["fp"].append(len(linked) - tp)
         cols["fn"].append(1 - tp)
+    if columns is not None:
+        columns.update(cols)
     extra = sorted(k for k in preds.items if k not in gold_keys)
     cis = bootstrap_cis(cols, {"pronoun_accuracy": accuracy_stat, "antecedent_f1": f1_stat},
                         resamples=bootstrap, seed=seed)

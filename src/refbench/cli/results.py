@@ -1,0 +1,135 @@
+"""``refbench results``: the runs recorded in the project's results store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from refbench.cli.common import CONTEXT, PATH, print_json
+
+STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
+              ".refbench/results.sqlite).")
+
+
+@click.group("results", context_settings=CONTEXT, epilog=(
+    "Examples: refbench results ls  |  refbench results show 3 --json  |  refbench results tag "
+    "3 4 --tag paper  |  refbench results rm 5  |  refbench results add runs/km"))
+def results() -> None:
+    """Runs recorded in the results store: list, show, tag, remove, add, import."""
+
+
+@results.command("ls", context_settings=CONTEXT, epilog=(
+    "Examples: refbench results ls --limit 5  |  refbench results ls --task gap --tag paper"))
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+@click.option("--limit", type=int, default=50, show_default=True, help="Newest N runs (0: all).")
+@click.option("--task", default=None, help="Only runs of this task.")
+@click.option("--tag", default=None, help="Only runs with this tag.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None,
+               as_json: bool) -> None:
+    """List recorded runs, newest first: id, creation time (UTC), system, task, data, split,
+    instances, accuracy (a fraction), output folder and tags."""
+    from refbench.report.render import aligned_text
+    from refbench.runs.store import Store
+
+    with Store(store, create=False) as st:
+        rows = st.runs(limit=limit or None, task=task, tag=tag)
+        path = st.path
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        click.echo(f"no runs in {path}" + (" matching" if task or tag else ""))
+        return
+    from refbench.report.tables import data_label
+
+    header = ["id", "created (UTC)", "system", "task", "data", "split", "n", "accuracy",
+              "output folder", "tags"]
+    body = [[str(r["run_id"]), r["created"].replace("+00:00", ""), r["system"] or r["model"],
+             r["task"], data_label(r["data"]), r["split"] or "-", str(r["n"]),
+             "-" if r["accuracy"] is None else f"{r['accuracy']:.3f}", r["out_dir"] or "-",
+             ",".join(r["tags"]) or "-"] for r in rows]
+    click.echo(f"{len(rows)} run{'s' if len(rows) != 1 else ''} in {path} (newest first; "
+               "accuracy as a fraction):")
+    click.echo(aligned_text(header, body), nl=False)
+
+
+@results.command("show", context_settings=CONTEXT, epilog="Example: refbench results show 3")
+@click.argument("run_id", type=int)
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
+    """Show one run: its record and its metrics (fractions)."""
+    import json
+
+    from refbench.runs.store import Store
+
+    with Store(store, create=False) as st:
+        row = st.get(run_id)
+    if as_json:
+        print_json(row)
+    else:
+        click.echo(json.dumps(row, indent=2, ensure_ascii=False))
+
+
+@results.command("rm", context_settings=CONTEXT, epilog="Example: refbench results rm 5 6")
+@click.argument("run_ids", type=int, nargs=-1, required=True)
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
+    """Forget runs. Their output folders and the prediction cache stay."""
+    from refbench.runs.store import Store
+
+    with Store(store, create=False) as st:
+        st.remove(list(run_ids))
+    click.echo(f"removed run{'s' if len(run_ids) > 1 else ''} "
+               f"{', '.join(map(str, run_ids))} from {st.path}")
+
+
+@results.command("tag", context_settings=CONTEXT, epilog=(
+    "Examples: refbench results tag 3 4 --tag paper  |  refbench results tag 4 --tag paper "
+    "--remove"))
+@click.argument("run_ids", type=int, nargs=-1, required=True)
+@click.option("--tag", "tags", multiple=True, required=True, help="Tag (repeatable).")
+@click.option("--remove", is_flag=True, help="Remove the tags instead.")
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
+                store: Path | None) -> None:
+    """Tag runs (e.g. the ones in a paper), to list or report them together."""
+    from refbench.runs.store import Store
+
+    with Store(store, create=False) as st:
+        for rid in run_ids:
+            now = st.tag(rid, list(tags), remove=remove)
+            click.echo(f"run {rid}: tags {', '.join(now) or '(none)'}")
+
+
+@results.command("add", context_settings=CONTEXT, epilog=(
+    "Example: refbench results add runs/km-books  (a folder refbench run --out wrote)"))
+@click.argument("run_dirs", type=PATH, nargs=-1, required=True)
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
+    """Record runs from their folders (metrics.json), e.g. after the store was locked or when
+    results move to another project. A suite run folder adds each of its subtask runs."""
+    from refbench.runs.runner import record_run, run_folders
+    from refbench.runs.store import Store
+
+    with Store(store) as st:
+        for folder, metrics in run_folders(list(run_dirs)):
+            rid = record_run(st, metrics, folder)
+            click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
+                       f"{metrics['data']} ({folder})")
+
+
+@results.command("import", context_settings=CONTEXT, epilog=(
+    "Example: refbench results import ~/.local/share/refbench/results.sqlite"))
+@click.argument("source", type=PATH)
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+def results_import(source: Path, store: Path | None) -> None:
+    """Copy the runs and cached predictions of another store (e.g. the per-user store of
+    refbench 0.1.0) into this one; runs already here are skipped."""
+    from refbench.runs.store import Store
+
+    with Store(source, readonly=True) as src, Store(store) as st:
+        runs, preds = st.import_from(src)
+    click.echo(f"copied {runs} runs and {preds} cached predictions from {source} into {st.path}")

@@ -1,0 +1,84 @@
+"""Results to report, from wherever they were written: ``refbench evaluate --out`` files, run
+folders (``metrics.json``), suite run folders (``suite-results.json``) and the results store.
+
+Each result is the dict the scorer or runner produced, plus ``_path`` (where it came from) and,
+where it was not recorded, the split (inferred from the data file's name).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.tasks.choices import infer_split
+
+
+def _result_file(p: Path) -> Path:
+    if p.is_dir():
+        for name in ("suite-results.json", "metrics.json"):
+            if (p / name).is_file():
+                return p / name
+        raise RefbenchError("no suite-results.json or metrics.json in this folder (refbench "
+                            "run --out writes them; refbench evaluate --out writes a result "
+                            "file)", path=p)
+    if not p.is_file():
+        raise RefbenchError("result file not found", path=p)
+    return p
+
+
+def _complete(data: dict[str, Any], where: str) -> dict[str, Any]:
+    data.setdefault("_path", where)
+    if not data.get("split") and data.get("mode") != "suite":
+        data["split"] = infer_split(str(data.get("data") or data.get("gold") or ""))
+    return data
+
+
+def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    out = []
+    for given in paths:
+        p = _result_file(Path(given))
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise RefbenchError(f"invalid JSON ({exc.msg})", path=p, line=exc.lineno) from None
+        except UnicodeDecodeError:
+            raise RefbenchError("not UTF-8 text", path=p) from None
+        if not isinstance(data, dict) or "task" not in data:
+            raise RefbenchError("not a refbench result (no 'task' field)", path=p)
+        out.append(_complete(data, str(p)))
+    return out
+
+
+def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | None = None,
+                  task: str | None = None, skipped: list[str] | None = None
+                  ) -> list[dict[str, Any]]:
+    """Runs from a :class:`refbench.runs.store.Store`, oldest first, as result dicts. Runs on
+    part of a data set (``--limit``) are left out of tables and listed in ``skipped``."""
+    rows = list(reversed(store.runs(limit=None, ids=ids, tag=tag, task=task)))
+    if ids is not None:
+        found = {r["run_id"] for r in rows}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise RefbenchError(f"no run {missing[0]} in the results store", path=store.path)
+        order = {rid: k for k, rid in enumerate(ids)}
+        rows.sort(key=lambda r: order[r["run_id"]])
+    out = []
+    for row in rows:
+        full = store.get(row["run_id"])
+        metrics = dict(full["metrics"])
+        metrics.setdefault("system", full.get("system") or full["model"])
+        metrics.setdefault("model", full["model"])
+        metrics.setdefault("data", full["data"])
+        if full.get("split"):
+            metrics.setdefault("split", full["split"])
+        metrics["run_id"] = row["run_id"]
+        if metrics.get("limit") is not None:
+            if skipped is not None:
+                skipped.append(f"run {row['run_id']} (only the first {metrics['limit']} "
+                               "instances: --limit)")
+            continue
+        out.append(_complete(metrics, f"run {row['run_id']}"))
+    return out

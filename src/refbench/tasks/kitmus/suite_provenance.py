@@ -1,0 +1,92 @@
+"""Where a generated suite came from, whether it kept its promises, and whether it is current.
+
+- provenance: refbench version, git commit, the resolved resource folder and its hash, and a
+  fingerprint of the generator's code (machine-dependent, so kept apart in ``stats.json``'s
+  ``provenance`` block and the datasheet's Provenance section);
+- licence of the resources the suite was drawn from;
+- freshness: a suite folder whose ``stats.json`` matches this configuration, resources and
+  generator code need not be generated again (``refbench kitmus generate --skip-if-current``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import refbench
+from refbench.core.provenance import git_dirty, git_hash
+from refbench.tasks.kitmus.resources import BUILTIN_DIR, Resources
+
+OFFICIAL_LICENCE = ("KITMUS resources (github.com/mpoemsl/kitmus): data CC BY-SA 3.0, code MIT; "
+                    "a suite generated from them is a derivative of CC BY-SA 3.0 data")
+BUILTIN_LICENCE = ("refbench's own pools (MIT, like refbench; see PROVENANCE.md): surnames from "
+                   "the 1990 US census (public domain, via the `names` package), occupations, "
+                   "situations, locations, noise and templates written for refbench")
+CUSTOM_LICENCE = "not recorded for a custom resource folder: state it before sharing the suite"
+
+
+def resource_layout(res: Resources) -> str:
+    root = Path(res.source)
+    if root.resolve() == BUILTIN_DIR.resolve():
+        return "builtin"
+    if (root / "vocab.json").is_file() and (root / "occupations").is_dir():
+        return "official"
+    return "refbench"
+
+
+def resource_licence(res: Resources) -> str:
+    return {"builtin": BUILTIN_LICENCE, "official": OFFICIAL_LICENCE}.get(resource_layout(res),
+                                                                          CUSTOM_LICENCE)
+
+
+def generator_fingerprint() -> str:
+    """A hash of the code that decides a suite's bytes (over-inclusive on purpose: any change
+    to the KITMUS task, the file formats or the core helpers counts)."""
+    pkg = Path(refbench.__file__).resolve().parent
+    files = sorted([*(pkg / "tasks" / "kitmus").glob("*.py"), *(pkg / "formats").glob("*.py"),
+                    *(pkg / "core").glob("*.py")])
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f"{f.relative_to(pkg)}\0".encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def provenance_block(res: Resources) -> dict[str, Any]:
+    return {"git_commit": git_hash(), "git_dirty": git_dirty(),
+            "resources_path": str(Path(res.source).resolve()),
+            "generator_fingerprint": generator_fingerprint()}
+
+
+def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
+    """Why the suite in ``out`` is not the one ``cfg`` (a SuiteConfig) and ``res`` would
+    generate now (None: it is, and every file it should hold is there)."""
+    from refbench.tasks.kitmus.suite import expected_identity, job_files
+
+    expected = expected_identity(res, cfg)
+    stats_file = out / "stats.json"
+    if not stats_file.is_file():
+        return "no stats.json (not a generated suite)"
+    try:
+        have = json.loads(stats_file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return "stats.json is not valid JSON"
+    checks = (("refbench version", ("refbench_version",)), ("seed", ("seed",)),
+              ("configuration", ("config",)),
+              ("resources", ("resources", "fingerprint")),
+              ("generator code", ("provenance", "generator_fingerprint")))
+    for label, keys in checks:
+        a: Any = have
+        b: Any = expected
+        for k in keys:
+            a = a.get(k) if isinstance(a, dict) else None
+            b = b.get(k) if isinstance(b, dict) else None
+        if a != b:
+            return f"its {label} differs"
+    for job in cfg.jobs():
+        for rel, _, _ in job_files(cfg, job):
+            if not (out / rel).is_file():
+                return f"{rel} is missing"
+    return None
