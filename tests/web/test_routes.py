@@ -282,9 +282,28 @@ def test_leaderboard_cells_link_to_runs(client: Any, app: Any) -> None:
     runs = set(re.findall(r'href="/runs/(\w+)"', body))
     assert len(runs) >= 10
     assert "pronoun accuracy per subtask" in body and "labeled F1" in body
-    assert "[0.208, 0.939]" in body  # Wilson interval of 2/3
+    assert "[0.000, 1.000]" in body  # the runs' own bootstrap interval of 2/3 on 3 instances
     for rid in sorted(runs)[:3]:
         assert client.get(f"/runs/{rid}").status_code == 200
+
+
+def test_accuracy_without_a_stored_interval_gets_a_wilson_interval() -> None:
+    from pathlib import Path
+
+    from refbench.web.runs import RunInfo
+    from refbench.web.views_board import cell
+
+    run = RunInfo(rid="s1", model="m", fingerprint="f", task="knowref", data=None,
+                  predictions=Path("p"), created="",
+                  metrics={"accuracy": 2 / 3, "n_with_gold": 3})
+    c = cell(run, "accuracy")
+    assert c is not None and c["method"] == "Wilson"
+    assert [round(x, 3) for x in c["ci"]] == [0.208, 0.939]
+    stored = RunInfo(rid="s2", model="m", fingerprint="f", task="knowref", data=None,
+                     predictions=Path("p"), created="",
+                     metrics={"accuracy": 0.5, "ci95": {"accuracy": [0.4, 0.6]}})
+    assert cell(stored, "accuracy") == {"value": 0.5, "ci": (0.4, 0.6), "method": "bootstrap",
+                                        "rid": "s2"}
 
 
 def test_run_pages(client: Any, app: Any) -> None:

@@ -19,16 +19,19 @@ from refbench.web.runs import RunInfo
 
 
 def reading_of(run: RunInfo) -> dict[str, Any]:
-    """How the run read its data: input type (from its slices) and word cut (from the trained
-    model's recorded reader options, else the reader's default)."""
+    """How the run read its data: the reader options it recorded; for runs that recorded
+    none, the input type its slices name and the trained model's reader options."""
     from refbench.tasks.altentities.read import DEFAULT_MAX_WORDS
 
     inputs = list((run.metrics.get("slices") or {}).get("input_type", {}))
     reading: dict[str, Any] = {"input_type": inputs[0] if len(inputs) == 1
                                else "unshown_background", "max_words": DEFAULT_MAX_WORDS}
+    recorded = run.metrics.get("reader_options")
     _, _, arg = run.model.partition(":")
     cfg = Path(arg) / "config.json" if arg else None
-    if cfg is not None and cfg.is_file():
+    if isinstance(recorded, dict):
+        reading.update(recorded)
+    elif cfg is not None and cfg.is_file():
         reading.update(json.loads(cfg.read_text()).get("reader") or {})
     config = (run.metrics.get("provenance") or {}).get("model_config") or {}
     reading["evidence_words"] = config.get("evidence_words")
