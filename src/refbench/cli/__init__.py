@@ -19,6 +19,7 @@ from refbench.cli import knowref as knowref_cli
 from refbench.cli import report as report_cli
 from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
+from refbench.cli import serve as serve_cli
 from refbench.cli import study as study_cli
 from refbench.cli import tne as tne_cli
 from refbench.cli.common import CONTEXT, run_guarded
@@ -44,6 +45,7 @@ app.add_command(altentities_cli.altentities)
 app.add_command(knowref_cli.knowref)
 app.add_command(tne_cli.tne)
 app.add_command(study_cli.study)
+app.add_command(serve_cli.serve)
 
 
 def main() -> None:

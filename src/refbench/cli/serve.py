@@ -1,0 +1,49 @@
+"""``refbench serve``: the local web app over data files, suite folders and runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from refbench.cli.common import CONTEXT, PATH
+
+EXAMPLE = (
+    "Examples: refbench serve kitmus-suite --runs runs  |  refbench serve "
+    "../shared/data/tne/test.jsonl.gz --runs baselines/ --tne-model models/tne  |  "
+    "refbench serve ../shared/data --port 8080")
+
+
+@click.command("serve", context_settings=CONTEXT, epilog=EXAMPLE)
+@click.argument("data", nargs=-1, type=PATH)
+@click.option("--runs", "run_dirs", multiple=True, type=PATH,
+              help="Run folders (refbench run --out) or TNE prediction files; repeatable. "
+                   "Every run in the store is shown as well.")
+@click.option("--store", type=PATH, default=None,
+              help="Results store (default: refbench's default store).")
+@click.option("--index-dir", type=PATH, default=None,
+              help="Where the search index is kept (default: web-index/ beside the store).")
+@click.option("--tne-model", type=PATH, default=None,
+              help="A TNE model folder (refbench tne train) for the TNE demo page.")
+@click.option("--study", "studies", multiple=True, type=PATH,
+              help="A study file (refbench study create) to mount under /study/; repeatable. "
+                   "Its annotator and admin links are printed.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind; anything but loopback exposes the app to the network.")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--no-warm", is_flag=True, help="Index datasets on first visit, not at start.")
+def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None,
+          index_dir: Path | None, tne_model: Path | None, studies: tuple[Path, ...], host: str,
+          port: int, no_warm: bool) -> None:
+    """Explore datasets, inspect model outputs side by side, compare runs with paired
+    significance tests, read the leaderboard, and try the TNE demo, in a local web app.
+
+    DATA: data files of any task refbench reads, KITMUS suite folders, or folders holding
+    them. Each is indexed once (full-text search, slices) and the index is reused while the
+    data is unchanged.
+    """
+    from refbench.web.serve import serve_app
+
+    serve_app(list(data), run_dirs=list(run_dirs), store=store, index_dir=index_dir,
+              tne_model=tne_model, host=host, port=port, warm=not no_warm,
+              studies=list(studies))

@@ -1,0 +1,97 @@
+"""The app's view of the world: its datasets, the runs on them and where the index lives.
+
+Datasets are fixed when the app starts (the paths given, plus the data of every run found, so
+a run is always browsable); runs are re-read from the store at most every few seconds, so a run
+recorded while the server is up appears without a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from refbench.core.errors import RefbenchError
+from refbench.web.datasets import Dataset, discover, open_dataset, suite_root_of
+from refbench.web.index import IndexFolder
+from refbench.web.runs import RunInfo, System, all_runs, systems_for
+
+RUNS_TTL_S = 3.0
+
+
+@dataclass
+class ServeConfig:
+    data: list[Path] = field(default_factory=list)
+    run_dirs: list[Path] = field(default_factory=list)
+    store: Path = Path("results.sqlite")
+    index_dir: Path | None = None  # default: web-index/ beside the store
+    tne_model: Path | None = None
+
+    @property
+    def index_folder(self) -> Path:
+        return self.index_dir or self.store.parent / "web-index"
+
+
+class Catalog:
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.index = IndexFolder(config.index_folder)
+        found = discover(config.data)
+        self.datasets: dict[str, Dataset] = {d.key: d for d in found.datasets}
+        self.skipped = list(found.skipped)
+        self._runs: list[RunInfo] = []
+        self._runs_at = -1.0
+        self._lock = threading.Lock()
+        self.run_problems: list[tuple[str, str]] = []
+        for run in self.runs():
+            self._add_run_dataset(run)
+
+    # -- runs ---------------------------------------------------------------------------------
+    def runs(self) -> list[RunInfo]:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._runs_at > RUNS_TTL_S:
+                self._runs, self.run_problems = all_runs(self.config.store, self.config.run_dirs)
+                self._runs_at = now
+            return list(self._runs)
+
+    def run(self, rid: str) -> RunInfo | None:
+        return next((r for r in self.runs() if r.rid == rid), None)
+
+    def _add_run_dataset(self, run: RunInfo) -> None:
+        """Make a run's data browsable when no dataset given on the command line holds it."""
+        if run.data is None or any(d.holds(run.data) for d in self.datasets.values()):
+            return
+        target = suite_root_of(run.data) if run.task == "kitmus" else None
+        try:
+            ds = open_dataset(target or run.data)
+        except RefbenchError:
+            try:
+                ds = open_dataset(run.data)
+            except RefbenchError as exc:
+                self.skipped.append((str(run.data), exc.message))
+                return
+        self.datasets.setdefault(ds.key, ds)
+
+    def dataset_of(self, run: RunInfo) -> Dataset | None:
+        """The dataset a run answers: the one holding its data file, or for a TNE prediction
+        file the first TNE dataset whose documents it predicts."""
+        if run.data is None:
+            return next((d for d in self.datasets.values() if d.task == "tne"
+                         and any(run in s.runs for s in self.systems(d))), None)
+        return next((d for d in self.datasets.values() if d.holds(run.data)), None)
+
+    # -- systems ------------------------------------------------------------------------------
+    def systems(self, ds: Dataset) -> list[System]:
+        """The systems that answer instances of ``ds``. TNE prediction files say nothing of
+        their data, so they count where their document ids match (once the index exists)."""
+        found = systems_for(ds, self.runs())
+        if ds.task != "tne" or not self.index.is_current(ds):
+            return found
+        from refbench.web.predictions import ensure_system
+
+        return [s for s in found if ensure_system(self.index, ds, s)["matched"] > 0]
+
+    def system_of(self, ds: Dataset, run: RunInfo) -> System | None:
+        return next((s for s in self.systems(ds) if run in s.runs), None)

@@ -1,0 +1,250 @@
+"""The app's index: one SQLite file per dataset, with an FTS5 full-text table, the slice values
+as indexed columns, and each instance's payload; built once, reused while the data is unchanged.
+
+Why SQLite: a 100,000-instance suite must open in well under a second without loading it, and
+search, slice filters, counts and keyset pagination are all single indexed queries. The index
+lives in ``web-index/`` beside the results store. A file is written under a temporary name and
+renamed when complete, so an interrupted build never leaves a half-index that looks finished;
+its signature (format version, every data file's size and modification time) decides reuse.
+
+When ``refbench serve`` starts (before it serves, so before any thread exists) large suites are
+read by several forked processes at once, one data file each with a bounded number of files in
+flight; an index built on first visit inside the server is read in-process. Either way a single
+writer inserts in batches, so memory stays bounded whatever the size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from refbench.web.datasets import Dataset
+from refbench.web.records import FACETS, Problem, Record, file_records
+
+INDEX_VERSION = 7
+BATCH = 2000
+Row = tuple[Any, ...]
+
+
+def facet_names(task: str) -> list[str]:
+    return [name for name, _ in FACETS.get(task, ())]
+
+
+def match_key(task: str, iid: str) -> str:
+    """The id predictions are matched on: KITMUS ids lose their view segment, so a run on the
+    CoNLL full-text view and the native file of the same suite meet on the same instance."""
+    if task == "kitmus":
+        from refbench.tasks.kitmus.gold import instance_key
+
+        return instance_key(iid)
+    return iid
+
+
+def pack(obj: Any) -> bytes:
+    return zlib.compress(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode(), 1)
+
+
+def unpack(blob: bytes) -> Any:
+    return json.loads(zlib.decompress(blob))
+
+
+def signature(ds: Dataset) -> str:
+    from refbench import __version__
+
+    # Reader changes between refbench releases rebuild the index too.
+    h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task}".encode())
+    for f in ds.files:
+        st = f.stat()
+        h.update(f"|{f}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:32]
+
+
+def _rows(kind: str, task: str, path: str) -> tuple[list[Row], list[str]]:
+    """One data file's rows and the reader's messages for instances it rejected (run in a
+    worker process for suites)."""
+    names = facet_names(task)
+    rows, problems = [], []
+    for rec in file_records(kind, task, Path(path)):
+        if isinstance(rec, Problem):
+            problems.append(rec.message)
+        else:
+            rows.append(_row(task, names, rec))
+    return rows, problems
+
+
+def _row(task: str, names: list[str], rec: Record) -> Row:
+    return (rec.iid, match_key(task, rec.iid), rec.gold, rec.gold_label, rec.title,
+            *(rec.facets.get(n) for n in names), rec.body, pack(rec.payload))
+
+
+def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, tuple[list[Row], list[str]]]]:
+    """Rows per file in dataset order; with ``workers`` > 1, several files at once in forked
+    processes (only safe before the process starts threads: see the module docstring)."""
+    if workers <= 1 or len(ds.files) < 3:
+        for f in ds.files:
+            yield f, _rows(ds.kind, ds.task, str(f))
+        return
+    pending: list[tuple[Path, Future[tuple[list[Row], list[str]]]]] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        files = iter(ds.files)
+        for f in files:
+            pending.append((f, pool.submit(_rows, ds.kind, ds.task, str(f))))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            f, fut = pending.pop(0)
+            nxt = next(files, None)
+            if nxt is not None:
+                pending.append((nxt, pool.submit(_rows, ds.kind, ds.task, str(nxt))))
+            yield f, fut.result()
+
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE items (n INTEGER PRIMARY KEY, iid TEXT NOT NULL, key TEXT NOT NULL,
+                    gold INTEGER, gold_label TEXT NOT NULL, title TEXT NOT NULL{facets});
+CREATE TABLE payloads (n INTEGER PRIMARY KEY, payload BLOB NOT NULL);
+CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched INTEGER NOT NULL,
+                      n_unmatched INTEGER NOT NULL);
+CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
+CREATE TABLE preds (sys TEXT NOT NULL, n INTEGER NOT NULL, answer INTEGER, correct INTEGER,
+                    PRIMARY KEY (sys, n)) WITHOUT ROWID;
+CREATE TABLE slice_counts (sys TEXT NOT NULL, slice TEXT NOT NULL, value TEXT NOT NULL,
+                           n INTEGER NOT NULL, correct INTEGER NOT NULL);
+CREATE TABLE outputs (sys TEXT NOT NULL, n INTEGER NOT NULL, output BLOB,
+                      PRIMARY KEY (sys, n)) WITHOUT ROWID;
+"""
+
+
+def default_workers() -> int:
+    return max(1, min(4, (os.cpu_count() or 1)))
+
+
+def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: int = 1) -> int:
+    """Write the index of ``ds`` to ``target`` (atomically); returns the number of instances."""
+    names = facet_names(ds.task)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.unlink(missing_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(tmp)
+    try:
+        db.execute("PRAGMA journal_mode=OFF")
+        db.execute("PRAGMA synchronous=OFF")
+        # Payloads (and systems' outputs) live in their own tables so that scans of items and
+        # preds (counts, slices, joins) read narrow rows.
+        db.executescript(SCHEMA.format(facets="".join(f", f_{n} TEXT" for n in names)))
+        cols = ", ".join(["n", "iid", "key", "gold", "gold_label", "title",
+                          *(f"f_{n}" for n in names)])
+        marks = ", ".join("?" * (6 + len(names)))
+        n = 0
+        with tqdm(desc=f"indexing {ds.label}", unit="inst", disable=not progress) as bar:
+            for f, (rows, problems) in _file_rows(ds, workers):
+                db.executemany("INSERT INTO problems VALUES (?, ?)",
+                               [(str(f), p) for p in problems])
+                for i in range(0, len(rows), BATCH):
+                    chunk = rows[i:i + BATCH]
+                    db.executemany(f"INSERT INTO items ({cols}) VALUES ({marks})",
+                                   [(n + k, *r[:-2]) for k, r in enumerate(chunk)])
+                    db.executemany("INSERT INTO payloads (n, payload) VALUES (?, ?)",
+                                   [(n + k, r[-1]) for k, r in enumerate(chunk)])
+                    db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)",
+                                   [(n + k, r[-2]) for k, r in enumerate(chunk)])
+                    n += len(chunk)
+                    bar.update(len(chunk))
+        db.execute("CREATE INDEX items_key ON items (key)")
+        db.execute("CREATE INDEX items_iid ON items (iid)")
+        for name in names:
+            db.execute(f"CREATE INDEX items_f_{name} ON items (f_{name})")
+        meta = {"signature": signature(ds), "n": str(n), "task": ds.task, "kind": ds.kind,
+                "path": str(ds.path), "facets": json.dumps(names)}
+        db.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+        db.commit()
+        db.execute("PRAGMA journal_mode=WAL")
+        db.close()
+        os.replace(tmp, target)
+    except BaseException:
+        db.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    return n
+
+
+class IndexFolder:
+    """The per-dataset index files beside the results store; builds each at most once at a
+    time (a lock per dataset), and reuses it while its signature holds."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def path_for(self, ds: Dataset) -> Path:
+        return self.folder / f"{ds.key}.sqlite"
+
+    def _lock(self, key: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def is_current(self, ds: Dataset) -> bool:
+        path = self.path_for(ds)
+        if not path.is_file():
+            return False
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+                row = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+        except sqlite3.Error:
+            return False
+        return row is not None and row[0] == signature(ds)
+
+    def ensure(self, ds: Dataset, *, progress: bool = False, workers: int = 1) -> Path:
+        path = self.path_for(ds)
+        with self._lock(ds.key):
+            if not self.is_current(ds):
+                build_index(ds, path, progress=progress, workers=workers)
+        return path
+
+    def connect(self, ds: Dataset) -> sqlite3.Connection:
+        db = sqlite3.connect(self.ensure(ds), timeout=30, check_same_thread=False)
+        db.execute("PRAGMA busy_timeout=30000")
+        return db
+
+    def lock(self, ds: Dataset) -> threading.Lock:
+        return self._lock(ds.key)
+
+
+def item(db: sqlite3.Connection, n: int) -> dict[str, Any] | None:
+    row = db.execute("SELECT i.n, iid, gold, gold_label, payload FROM items i JOIN payloads p "
+                     "ON p.n = i.n WHERE i.n = ?", (n,)).fetchone()
+    if row is None:
+        return None
+    return {"n": row[0], "iid": row[1], "gold": row[2], "gold_label": row[3],
+            "payload": unpack(row[4])}
+
+
+def find_n(db: sqlite3.Connection, iid: str, task: str) -> int | None:
+    row = db.execute("SELECT n FROM items WHERE iid = ? UNION ALL SELECT n FROM items "
+                     "WHERE key = ? LIMIT 1", (iid, match_key(task, iid))).fetchone()
+    return None if row is None else int(row[0])
+
+
+def problems(db: sqlite3.Connection, limit: int = 50) -> tuple[int, list[tuple[str, str]]]:
+    """How many instances the readers rejected, and the first messages."""
+    total = int(db.execute("SELECT count(*) FROM problems").fetchone()[0])
+    return total, [(str(f), str(m)) for f, m in
+                   db.execute("SELECT file, message FROM problems LIMIT ?", (limit,))]
+
+
+def count(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT value FROM meta WHERE key = 'n'").fetchone()[0])

@@ -1,0 +1,194 @@
+"""Runs and systems: what models answered, found in the results store and in run folders.
+
+A *run* is one model on one data file: a row of the results store, or a folder that
+``refbench run`` wrote (``predictions.jsonl`` + ``metrics.json``), or a TNE prediction file
+(``refbench tne predict`` / ``tne baseline``). A *system* is what a page compares: every run of
+one model configuration (model fingerprint) on the files of one dataset, so the 24 runs of
+``refbench run --data SUITE`` are one system on the suite. When a file was run several times
+by the same configuration, the latest run counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.io import open_text
+from refbench.runs.store import Store
+from refbench.web.datasets import Dataset
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    rid: str  # s<run_id> (store), d<hash> (run folder), t<hash> (TNE prediction file)
+    model: str
+    fingerprint: str
+    task: str
+    data: Path | None  # the data file the run read (None: TNE file, matched by document ids)
+    predictions: Path
+    created: str
+    metrics: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    store_id: int | None = None
+    source: str = "store"
+
+    @property
+    def is_tne(self) -> bool:
+        return self.task == "tne"
+
+
+@dataclass
+class System:
+    sid: str
+    label: str
+    model: str
+    fingerprint: str
+    runs: list[RunInfo]
+
+    @property
+    def task(self) -> str:
+        return self.runs[0].task
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def resolve_data(data: str, near: Path | None) -> Path | None:
+    """A run's data path as recorded (possibly relative to where it was run from)."""
+    p = Path(data)
+    if p.is_absolute():
+        return p.resolve() if p.exists() else None
+    if p.exists():
+        return p.resolve()
+    for base in (near.resolve().parents if near is not None else ()):
+        if (base / p).exists():
+            return (base / p).resolve()
+    return None
+
+
+def store_runs(store_path: Path) -> list[RunInfo]:
+    """Every run in the store whose predictions are still on disk (an absent store: none)."""
+    if not store_path.is_file():
+        return []
+    store = Store(store_path, readonly=True)  # the viewer never writes, not even a migration
+    try:
+        out = []
+        for row in store.runs(limit=10**9):
+            full = store.get(int(row["run_id"]))
+            out_dir = full.get("out_dir")
+            if not out_dir:
+                continue
+            pred = Path(out_dir) / "predictions.jsonl"
+            if not pred.is_file():
+                continue
+            metrics = full.get("metrics") or {}
+            out.append(RunInfo(
+                rid=f"s{full['run_id']}", model=str(full["model"]),
+                fingerprint=str(full.get("model_fingerprint") or full["model"]),
+                task=str(full["task"]), data=resolve_data(str(full["data"]), Path(out_dir)),
+                predictions=pred.resolve(), created=str(full.get("created") or ""),
+                metrics=metrics, store_id=int(full["run_id"]), source="store"))
+        return out
+    finally:
+        store.close()
+
+
+def _tne_prediction_file(path: Path) -> bool:
+    try:
+        with open_text(path) as fh:
+            head = json.loads(fh.readline() or "{}")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError):
+        return False
+    return isinstance(head, dict) and "id" in head and (
+        "np_relations" in head or "predicted_prepositions" in head) and "nps" not in head
+
+
+def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, str]]]:
+    """Runs in the folders (and TNE prediction files) given with ``--runs``."""
+    runs: list[RunInfo] = []
+    skipped: list[tuple[str, str]] = []
+    for root in paths:
+        if not root.exists():
+            skipped.append((str(root), "no such file or folder"))
+            continue
+        files = [root] if root.is_file() else sorted(root.rglob("*"))
+        found = 0
+        for f in files:
+            if f.name == "metrics.json" and (f.parent / "predictions.jsonl").is_file():
+                try:
+                    metrics = json.loads(f.read_text(encoding="utf-8"))
+                    run = RunInfo(
+                        rid="d" + _hash(str(f.parent.resolve())), model=str(metrics["model"]),
+                        fingerprint=str(metrics.get("model_fingerprint") or metrics["model"]),
+                        task=str(metrics["task"]),
+                        data=resolve_data(str(metrics["data"]), f.parent),
+                        predictions=(f.parent / "predictions.jsonl").resolve(),
+                        created=str(metrics.get("provenance", {}).get("time", "")),
+                        metrics=metrics, store_id=metrics.get("run_id"), source="folder")
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    skipped.append((str(f), f"not a refbench run's metrics ({exc})"))
+                    continue
+                runs.append(run)
+                found += 1
+            elif f.is_file() and f.name.removesuffix(".gz").endswith(".jsonl") \
+                    and f.name != "predictions.jsonl" and _tne_prediction_file(f):
+                name = f.name.removesuffix(".gz").removesuffix(".jsonl")
+                runs.append(RunInfo(rid="t" + _hash(str(f.resolve())), model=name,
+                                    fingerprint="file:" + _hash(str(f.resolve())), task="tne",
+                                    data=None, predictions=f.resolve(), created="",
+                                    source="tne-file"))
+                found += 1
+        if not found:
+            skipped.append((str(root), "no run folders (metrics.json + predictions.jsonl) or "
+                                       "TNE prediction files in it"))
+    return runs, skipped
+
+
+def all_runs(store_path: Path, run_dirs: Iterable[Path]) -> tuple[list[RunInfo],
+                                                                  list[tuple[str, str]]]:
+    """Store runs and folder runs, once per predictions file (the newest record wins)."""
+    try:
+        stored = store_runs(store_path)
+        problems: list[tuple[str, str]] = []
+    except RefbenchError as exc:
+        stored, problems = [], [(str(store_path), exc.message)]
+    extra, skipped = folder_runs(run_dirs)
+    by_pred: dict[Path, RunInfo] = {}
+    for run in sorted(stored, key=lambda r: r.store_id or 0):
+        by_pred[run.predictions] = run
+    for run in extra:
+        by_pred.setdefault(run.predictions, run)
+    return list(by_pred.values()), problems + skipped
+
+
+def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
+    """The systems that ran on this dataset: one per model configuration, latest run per file.
+    TNE prediction files are candidates for every TNE dataset (they are matched by document id
+    when loaded)."""
+    groups: dict[tuple[str, str], dict[Path, RunInfo]] = {}
+    for run in runs:
+        if ds.task == "tne":
+            if not run.is_tne:
+                continue
+            target = run.predictions
+        else:
+            if run.is_tne or run.data is None or run.task != ds.task or not ds.holds(run.data):
+                continue
+            target = run.data
+        group = groups.setdefault((run.model, run.fingerprint), {})
+        old = group.get(target)
+        if old is None or (run.created, run.rid) > (old.created, old.rid):
+            group[target] = run
+    systems = [System(sid="m" + _hash(f"{model}|{fp}"), label=model, model=model,
+                      fingerprint=fp, runs=sorted(g.values(), key=lambda r: str(r.predictions)))
+               for (model, fp), g in groups.items()]
+    labels = [s.label for s in systems]
+    for s in systems:
+        if labels.count(s.label) > 1:
+            s.label = f"{s.model} ({s.fingerprint[:6]})"
+    return sorted(systems, key=lambda s: s.label)

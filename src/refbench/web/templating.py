@@ -1,0 +1,57 @@
+"""Template settings and helpers: autoescaping everywhere, number formats, and links that keep
+the current view's query (search, filters, systems) while changing one thing."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Flask, request
+
+ENTITY_COLOURS = 8
+CHAIN_COLOURS = 12
+
+
+def with_args(**changes: Any) -> str:
+    """The current URL's query string with some parameters replaced (None drops one; a list
+    sets a repeated parameter)."""
+    items: list[tuple[str, str]] = []
+    for key in request.args:
+        if key in changes:
+            continue
+        items.extend((key, v) for v in request.args.getlist(key))
+    for key, value in changes.items():
+        if value is None:
+            continue
+        if isinstance(value, list | tuple):
+            items.extend((key, str(v)) for v in value)
+        else:
+            items.append((key, str(value)))
+    return "?" + urlencode(items) if items else "?"
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def pvalue(p: float | None) -> str:
+    if p is None:
+        return "–"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def install(app: Flask) -> None:
+    app.jinja_env.autoescape = True  # every template, whatever its file name
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+    app.jinja_env.globals.update(with_args=with_args, ENTITY_COLOURS=ENTITY_COLOURS,
+                                 CHAIN_COLOURS=CHAIN_COLOURS)
+    app.jinja_env.filters.update(fmt=fmt, pvalue=pvalue)

@@ -1,0 +1,144 @@
+"""The leaderboard (per task and dataset: systems x metrics with 95% intervals, each cell
+linking to its run) and the page of one run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, abort, render_template
+
+from refbench.web.params import catalog
+from refbench.web.runs import RunInfo, System
+from refbench.web.stats import wilson_interval
+
+bp = Blueprint("board", __name__)
+
+# Per task: (metric key in a run's metrics, label, where its interval comes from).
+METRICS: dict[str, tuple[tuple[str, str], ...]] = {
+    "kitmus": (("pronoun_accuracy", "pronoun accuracy"), ("antecedent_f1", "antecedent F1"),
+               ("accuracy", "choice accuracy")),
+    "gap": (("accuracy", "accuracy"), ("f1", "F1"), ("bias", "bias (F/M)")),
+    "knowref": (("accuracy", "accuracy"),),
+    "winograd": (("accuracy", "accuracy"), ("accuracy_norm", "accuracy (length-norm.)")),
+    "altentities": (("accuracy", "accuracy"), ("accuracy_norm", "accuracy (length-norm.)")),
+}
+
+
+def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
+    """A metric of a run with its 95% interval: the run's own bootstrap interval where it
+    stored one (KITMUS), else a Wilson interval for accuracies."""
+    m = run.metrics
+    value = m.get(key)
+    if not isinstance(value, int | float):
+        return None
+    ci = (m.get("ci95") or {}).get(key)
+    method = "bootstrap"
+    if not ci and key.startswith("accuracy"):
+        n = int(m.get("n_with_gold") or 0)
+        ci = wilson_interval(round(float(value) * n), n)
+        method = "Wilson"
+    return {"value": float(value), "ci": tuple(ci) if ci else None,
+            "method": method if ci else None, "rid": run.rid}
+
+
+def _suite_table(systems: list[System]) -> dict[str, Any]:
+    columns: list[tuple[str, int]] = sorted({(str(r.metrics.get("variant")),
+                                              int(r.metrics.get("n_entities") or 0))
+                                             for s in systems for r in s.runs})
+    rows: list[dict[str, Any]] = []
+    for s in systems:
+        by_col = {(str(r.metrics.get("variant")), int(r.metrics.get("n_entities") or 0)): r
+                  for r in s.runs}
+        cells = [cell(by_col[c], "pronoun_accuracy") if c in by_col else None for c in columns]
+        values = [c["value"] for c in cells if c]
+        rows.append({"system": s, "cells": cells,
+                     "mean": sum(values) / len(values) if values else None})
+    rows.sort(key=lambda r: -(r["mean"] or 0))
+    variants = list(dict.fromkeys(v for v, _ in columns))
+    return {"columns": [n for _, n in columns], "rows": rows, "suite": True,
+            "variants": [(v, sum(1 for c in columns if c[0] == v)) for v in variants],
+            "metric": "pronoun accuracy per subtask: variant, then number of entities"}
+
+
+def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
+    metrics = METRICS.get(task, (("accuracy", "accuracy"),))
+    rows: list[dict[str, Any]] = []
+    for s in systems:
+        for r in s.runs:
+            rows.append({"system": s, "run": r, "n": r.metrics.get("n"),
+                         "cells": [cell(r, key) for key, _ in metrics]})
+    used = [k for k in range(len(metrics)) if any(row["cells"][k] for row in rows)]
+    for row in rows:
+        row["cells"] = [row["cells"][k] for k in used]
+    rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"] and r["cells"][0] else 0))
+    return {"columns": [metrics[k][1] for k in used], "rows": rows, "suite": False}
+
+
+TNE_COLUMNS = (("labeled_f1", "labeled F1"), ("labeled_precision", "labeled P"),
+               ("labeled_recall", "labeled R"), ("unlabeled_f1", "unlabeled F1"),
+               ("iprep_accuracy", "IPrep-Acc"))
+
+
+def _tne_table(ds: Any, systems: list[System]) -> dict[str, Any]:
+    """TNE prediction files scored on a labelled dataset by the TNE evaluator (no interval:
+    the TNE scorer reports none)."""
+    from refbench.web.tne_metrics import tne_run_metrics
+
+    rows: list[dict[str, Any]] = []
+    for s in systems:
+        for r in s.runs:
+            m = tne_run_metrics(ds, r)
+            if "error" in m or not m.get("n_gold"):
+                continue
+            rows.append({"system": s, "run": r, "n": m.get("n_documents"),
+                         "cells": [{"value": m[k], "ci": None, "method": None, "rid": r.rid}
+                                   if isinstance(m.get(k), float) else None
+                                   for k, _ in TNE_COLUMNS]})
+    rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"][0] else 0))
+    return {"columns": [label for _, label in TNE_COLUMNS], "rows": rows, "suite": False}
+
+
+@bp.route("/leaderboard")
+def leaderboard() -> str:
+    cat = catalog()
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for ds in sorted(cat.datasets.values(), key=lambda d: (d.task, d.label)):
+        systems = cat.systems(ds)
+        if not systems:
+            continue
+        if ds.task == "tne":
+            table = _tne_table(ds, systems)
+            if not table["rows"]:
+                continue
+        elif ds.kind == "kitmus-suite":
+            table = _suite_table(systems)
+        else:
+            table = _flat_table(ds.task, systems)
+        by_task.setdefault(ds.task, []).append({"ds": ds, "table": table})
+    return render_template("leaderboard.html", by_task=by_task)
+
+
+@bp.route("/runs/<rid>")
+def run_page(rid: str) -> str:
+    cat = catalog()
+    run = cat.run(rid)
+    if run is None:
+        abort(404, description=f"There is no run {rid!r}.")
+    ds = cat.dataset_of(run)
+    system = cat.system_of(ds, run) if ds else None
+    metrics = run.metrics
+    task_cells = [(label, cell(run, key)) for key, label in
+                  METRICS.get(run.task, (("accuracy", "accuracy"),))]
+    tne = None
+    if run.is_tne and ds is not None:
+        from refbench.web.tne_metrics import tne_run_metrics
+
+        tne = tne_run_metrics(ds, run)
+    plain = {k: v for k, v in metrics.items() if k not in ("provenance", "slices")}
+    return render_template(
+        "run.html", run=run, ds=ds, system=system, task_cells=task_cells,
+        slices=metrics.get("slices") or {}, tne=tne,
+        metrics_json=json.dumps(plain, indent=2, ensure_ascii=False, default=str),
+        provenance_json=json.dumps(metrics.get("provenance") or {}, indent=2,
+                                   ensure_ascii=False, default=str))

@@ -1,0 +1,221 @@
+"""Home, dataset and instance pages (and their htmx fragments)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from refbench.web import index as idx
+from refbench.web.datasets import Dataset
+from refbench.web.instance_views import (
+    altentities_view,
+    choice_view,
+    kitmus_view,
+    system_answers,
+    tne_view,
+)
+from refbench.web.params import (
+    catalog,
+    connect,
+    dataset_or_404,
+    int_arg,
+    list_query,
+    selected_systems,
+)
+from refbench.web.predictions import outputs_for
+from refbench.web.query import Lister
+from refbench.web.records import FACETS
+
+bp = Blueprint("browse", __name__)
+_WINOGRANDE_TWIN = re.compile(r"^(.{6,})-([12])$")
+
+
+@bp.route("/")
+def home() -> str:
+    cat = catalog()
+    rows = []
+    for ds in cat.datasets.values():
+        current = cat.index.is_current(ds)
+        n = None
+        if current:
+            with connect(ds) as db:
+                n = idx.count(db)
+        rows.append({"ds": ds, "n": n, "indexed": current,
+                     "systems": len(cat.systems(ds))})
+    runs = sorted(cat.runs(), key=lambda r: (r.created, r.rid), reverse=True)
+    return render_template("home.html", datasets=rows, runs=runs,
+                           run_datasets={r.rid: cat.dataset_of(r) for r in runs},
+                           skipped=cat.skipped + cat.run_problems,
+                           store=cat.config.store)
+
+
+@bp.route("/data/<key>")
+def dataset(key: str) -> str:
+    ds = dataset_or_404(key)
+    systems = selected_systems(ds)
+    query = list_query(ds, systems)
+    with connect(ds) as db:
+        lister = Lister(db, query)
+        rows, has_before, has_after = lister.page(after=request.args.get("after"),
+                                                  before=request.args.get("before"))
+        total = idx.count(db)
+        matching = lister.count()
+        facets = lister.facet_counts(idx.facet_names(ds.task))
+        n_problems, problems = idx.problems(db)
+    context = {"n_problems": n_problems, "problems": problems, "ds": ds, "rows": rows,
+               "has_before": has_before, "has_after": has_after,
+               "total": total, "matching": matching, "facets": facets,
+               "facet_labels": dict(FACETS.get(ds.task, ())), "query": query,
+               "systems": systems, "all_systems": catalog().systems(ds)}
+    if request.headers.get("HX-Request") and request.headers.get("HX-Target") == "listing":
+        return render_template("_listing.html", **context)
+    return render_template("dataset.html", **context)
+
+
+@bp.route("/data/<key>/jump")
+def jump(key: str) -> Response:
+    ds = dataset_or_404(key)
+    with connect(ds) as db:
+        total = idx.count(db)
+    if total == 0:
+        abort(404, description="This dataset has no instances.")
+    n = int_arg("i", 0, low=0, high=total - 1)
+    return redirect(url_for("browse.instance", key=key, n=n) + _query(exclude="i"))
+
+
+@bp.route("/data/<key>/id/<path:iid>")
+def by_id(key: str, iid: str) -> Response:
+    ds = dataset_or_404(key)
+    with connect(ds) as db:
+        n = idx.find_n(db, iid, ds.task)
+    if n is None:
+        abort(404, description=f"No instance with id {iid!r} in this dataset.")
+    return redirect(url_for("browse.instance", key=key, n=n) + _query())
+
+
+def _query(exclude: str = "") -> str:
+    """The current query string (repeated parameters kept), without one parameter."""
+    from urllib.parse import urlencode
+
+    items = [(k, v) for k, v in request.args.items(multi=True) if k != exclude]
+    return "?" + urlencode(items) if items else ""
+
+
+def _instance(ds: Dataset, n: int) -> dict[str, Any]:
+    with connect(ds) as db:
+        item = idx.item(db, n)
+        if item is None:
+            abort(404, description=f"This dataset has no instance {n}.")
+        return item
+
+
+@bp.route("/data/<key>/<int:n>")
+def instance(key: str, n: int) -> str:
+    ds = dataset_or_404(key)
+    systems = selected_systems(ds, default_all="sys" not in request.args)
+    query = list_query(ds, [s for s in systems if s.sid in request.args.getlist("sys")])
+    item = _instance(ds, n)
+    payload = item["payload"]
+    with connect(ds) as db:
+        prev_n, next_n = Lister(db, query).neighbours(n)
+        outputs = outputs_for(db, n, [s.sid for s in systems])
+        total = idx.count(db)
+    context: dict[str, Any] = {"ds": ds, "item": item, "p": payload, "prev_n": prev_n,
+                               "next_n": next_n, "total": total, "systems": systems,
+                               "all_systems": catalog().systems(ds), "query": query}
+    view = payload["view"]
+    if view == "tne":
+        predicted = {s.sid: outputs[s.sid]["relations"] for s in systems if s.sid in outputs}
+        context["tne"] = tne_view(payload, request.args.get("np"), predicted)
+        context["labels"] = {s.sid: s.label for s in systems}
+        return render_template("instance_tne.html", **context)
+    context["answers"] = system_answers(payload, systems, outputs)
+    context["twin"] = _twin(ds, item)
+    if view == "kitmus":
+        context["v"] = kitmus_view(payload)
+        return render_template("instance_kitmus.html", **context)
+    if view == "altentities":
+        context["v"] = altentities_view(payload)
+        return render_template("instance_altentities.html", **context)
+    context["v"] = choice_view(payload)
+    return render_template("instance_choice.html", **context)
+
+
+@bp.route("/data/<key>/<int:n>/np/<np_id>")
+def np_fragment(key: str, n: int, np_id: str) -> str:
+    """The links of one NP (the panel a click on an NP fills)."""
+    ds = dataset_or_404(key)
+    if ds.task != "tne":
+        abort(404, description="NP links exist only for TNE documents.")
+    systems = selected_systems(ds, default_all="sys" not in request.args)
+    item = _instance(ds, n)
+    with connect(ds) as db:
+        outputs = outputs_for(db, n, [s.sid for s in systems])
+    predicted = {s.sid: outputs[s.sid]["relations"] for s in systems if s.sid in outputs}
+    view = tne_view(item["payload"], np_id, predicted)
+    if view["links"] is None:
+        abort(404, description=f"The document has no NP {np_id!r}.")
+    return render_template("_np_links.html", tne=view, ds=ds, item=item,
+                           labels={s.sid: s.label for s in systems})
+
+
+def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
+    """The instance's switched twin: KnowRef ``:switched`` copies, WinoGrande ``-1``/``-2``
+    pairs, WSC neighbours; found in this dataset or another one of the same task (where a
+    switched copy is usually kept). A twin always has the same candidates and another text,
+    so a file that merely reuses ids (KnowRef TSV splits number from 0) never links."""
+    iid, payload = item["iid"], item["payload"]
+    wanted: list[str] = []
+    if ds.task == "knowref":
+        wanted.append(iid.removesuffix(":switched") if iid.endswith(":switched")
+                      else iid + ":switched")
+    elif ds.task == "winograd":
+        m = _WINOGRANDE_TWIN.match(iid)
+        if m:
+            wanted.append(f"{m.group(1)}-{'2' if m.group(2) == '1' else '1'}")
+    if ds.task in ("gap", "knowref"):
+        wanted.append(iid)  # the same instance in another (switched) file
+    names = sorted(c["text"] for c in payload["candidates"])
+
+    def is_twin(other: dict[str, Any] | None) -> bool:
+        return other is not None and other["payload"].get("text") != payload.get("text") \
+            and sorted(c["text"] for c in other["payload"]["candidates"]) == names
+
+    cat = catalog()
+    for other in [ds, *(d for d in cat.datasets.values() if d.task == ds.task and d != ds)]:
+        if other != ds and not cat.index.is_current(other):
+            continue
+        with connect(other) as db:
+            for want in wanted:
+                if other == ds and want == iid:
+                    continue
+                n = idx.find_n(db, want, other.task)
+                if n is not None and is_twin(idx.item(db, n)):
+                    return {"ds": other, "n": n, "iid": want}
+            if other == ds and ds.task == "winograd" and not wanted:
+                for n in (item["n"] - 1, item["n"] + 1):
+                    near = idx.item(db, n) if n >= 0 else None
+                    if near is not None and is_twin(near) and near["gold"] != item["gold"]:
+                        return {"ds": ds, "n": n, "iid": near["iid"]}
+    return None
+
+
+@bp.route("/data/<key>/<int:n>/evidence/<sid>")
+def evidence(key: str, n: int, sid: str) -> str:
+    """The description sentences a cross-encoder system selected (AltEntities)."""
+    from refbench.web.evidence import evidence_for
+    from refbench.web.instance_views import highlight_sentences
+
+    ds = dataset_or_404(key)
+    system = next((s for s in catalog().systems(ds) if s.sid == sid), None)
+    if ds.task != "altentities" or system is None:
+        abort(404, description="No such AltEntities system for this dataset.")
+    item = _instance(ds, n)
+    run = system.runs[0]
+    found = evidence_for(run.data or ds.files[0], item["iid"], run)
+    for c in found.get("candidates", []):
+        c["segments"] = highlight_sentences(c["description"], c["chosen"])
+    return render_template("_evidence.html", ev=found, system=system)

@@ -1,0 +1,52 @@
+"""The TNE demo: type or paste a text, see it chunked into NPs and enriched with the
+preposition links of the ``--tne-model`` model, in the same document view as the datasets."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, current_app, render_template, request
+
+from refbench.web.instance_views import tne_view
+from refbench.web.query import BadQuery
+
+bp = Blueprint("demo", __name__)
+MAX_CHARS = 5000
+
+
+@lru_cache(maxsize=32)
+def _enrich(model_dir: str, text: str) -> dict[str, Any]:
+    from refbench.tasks.tne.chunker import nlp
+    from refbench.tasks.tne.enrich import enrich_text
+
+    nps, relations = enrich_text(text, Path(model_dir), nlp())
+    return {"nps": nps, "relations": relations}
+
+
+def demo_payload(text: str, enriched: dict[str, Any]) -> dict[str, Any]:
+    """A TNE document payload from an enrichment (the predicted links shown as its links)."""
+    return {"view": "tne", "id": "demo", "text": text,
+            "nps": [[n["id"], n["first_char"], n["last_char"], n["text"]]
+                    for n in enriched["nps"]],
+            "relations": [[r["anchor"], r["complement"], [r["preposition"]]]
+                          for r in enriched["relations"]],
+            "clusters": [], "source": "demo", "meta": {}}
+
+
+@bp.route("/tne-demo")
+def tne_demo() -> str:
+    text = request.args.get("text", "")
+    model = current_app.config.get("TNE_MODEL")
+    enricher = current_app.config.get("ENRICHER")
+    context: dict[str, Any] = {"text": text, "model": model, "tne": None, "p": None,
+                               "available": enricher is not None or model is not None}
+    if len(text) > MAX_CHARS:
+        raise BadQuery(f"the demo takes up to {MAX_CHARS} characters, got {len(text)}")
+    if text.strip() and (enricher is not None or model is not None):
+        enriched = enricher(text) if enricher is not None else _enrich(str(model), text)
+        payload = demo_payload(text, enriched)
+        context["p"] = payload
+        context["tne"] = tne_view(payload, request.args.get("np"), {})
+    return render_template("demo.html", **context)

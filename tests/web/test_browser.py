@@ -1,0 +1,191 @@
+"""End-to-end: the real server on 127.0.0.1 driven by Playwright in Debian's chromium.
+
+Skips (with the reason) when the ``playwright`` package or a chromium binary is missing;
+``make setup`` installs both. Set ``REFBENCH_SCREENSHOTS=DIR`` to keep a screenshot of every
+page type. Any JavaScript dialog (an executed ``alert`` from dataset text), console error or
+Content-Security-Policy violation fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("REFBENCH_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update"]
+
+
+def _skip_reason() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (make setup installs it)"
+    if not Path(CHROMIUM).is_file():
+        return f"no chromium at {CHROMIUM} (make setup installs Debian's chromium)"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+
+
+@pytest.fixture(scope="module")
+def base_url(app: Any) -> Iterator[str]:
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser_context() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="refbench-chromium-")
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport={"width": 1300, "height": 900})
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture()
+def page(browser_context: Any) -> Iterator[Any]:
+    pg = browser_context.new_page()
+    problems: list[str] = []
+    pg.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    pg.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+          if m.type == "error" else None)
+    pg.set_default_timeout(20000)
+    pg.problems = problems
+    yield pg
+    pg.close()
+    assert not problems, problems
+
+
+def expect(locator: Any) -> Any:
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+def shot(page: Any, name: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    keep = os.environ.get("REFBENCH_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(keep) / path.name)
+
+
+def key(app: Any, task: str, *, suite: bool = False) -> str:
+    from tests.web.test_routes import key as find
+
+    return find(app, task, suite=suite)
+
+
+def test_open_a_dataset_search_and_open_an_instance(page: Any, base_url: str, app: Any,
+                                                    tmp_path: Path) -> None:
+    page.goto(base_url + "/")
+    shot(page, "home", tmp_path)
+    page.click("text=suite")
+    page.wait_for_selector("#matching")
+    assert page.inner_text("#matching") == "20"
+    shot(page, "dataset", tmp_path)
+    page.fill("#q", "harbour")  # htmx searches as one types and pushes the URL
+    expect(page.locator("#matching")).to_have_text("2")  # (no eval: the page's CSP forbids it)
+    assert "q=harbour" in page.url
+    page.click("a:has-text('background-pretrain/subtask_2_ents/test:0')")
+    page.wait_for_selector("text=Knowledge text")
+    assert page.locator(".pron").first.inner_text() in ("He", "he", "She", "she")
+    shot(page, "instance-kitmus", tmp_path)
+    page.click("#prev")
+    page.wait_for_selector("text=Task text")
+    assert "q=harbour" in page.url
+
+
+def test_every_instance_view_renders_markup_as_text(page: Any, base_url: str, app: Any,
+                                                    tmp_path: Path) -> None:
+    for task, n in (("knowref", 0), ("gap", 0), ("winograd", 0), ("altentities", 0),
+                    ("kitmus", 1)):
+        page.goto(f"{base_url}/data/{key(app, task)}/{n}")
+        body = page.inner_text("main")
+        assert "<script>alert(" in body or "<img src=x onerror=" in body  # shown, as text
+        assert page.locator("main script, main img").count() == 0
+        shot(page, f"instance-{task}", tmp_path)
+
+
+def test_click_a_tne_np_and_hover_its_chain(page: Any, base_url: str, app: Any,
+                                            tmp_path: Path) -> None:
+    page.goto(f"{base_url}/data/{key(app, 'tne')}/0")
+    page.click(".tnedoc [data-np='np4']")  # "the roof"
+    page.wait_for_selector(".nplinks")
+    links = page.inner_text("#links")
+    assert "the old market" in links and "of / on" in links and "explicit" in links
+    assert "np=np4" in page.url
+    assert "selected" in (page.get_attribute(".tnedoc [data-np='np4']", "class") or "")
+    assert "complement" in (page.get_attribute(".tnedoc [data-np='np5']", "class") or "")
+    page.hover(".tnedoc [data-np='np0']")  # "Storm", same chain as "The storm"
+    assert "hl" in (page.get_attribute(".tnedoc [data-np='np3']", "class") or "")
+    shot(page, "instance-tne", tmp_path)
+    page.click(".chips [data-np='np3']")
+    expect(page.locator(".nplinks")).to_have_attribute("data-anchor", "np3")
+    assert "implicit" in page.inner_text("#links")
+
+
+def test_compare_two_runs_and_filter_to_disagreements(page: Any, base_url: str, app: Any,
+                                                      tmp_path: Path) -> None:
+    page.goto(f"{base_url}/data/{key(app, 'kitmus')}")
+    page.click("text=Compare systems")
+    page.wait_for_selector("text=Accuracy by slice")
+    for label in ("first", "random"):
+        page.check(f"form.picker label:has-text('{label}') input")
+    page.uncheck("form.picker label:has-text('knowledge-match') input")
+    page.click("form.picker button")
+    page.wait_for_selector(".significance")  # loaded by htmx after the page
+    assert "McNemar p" in page.inner_text(".significance")
+    total = int(page.inner_text("#matching"))
+    scores = [int(t) for t in page.locator("tr.inst-row td:last-child").all_inner_texts()]
+    page.check("#disagree")
+    page.click("#apply")
+    page.wait_for_selector(".significance")
+    assert "disagree=1" in page.url
+    assert int(page.inner_text("#matching")) == sum(1 for s in scores if s > 0) <= total
+    shot(page, "compare", tmp_path)
+
+
+def test_leaderboard_run_and_demo_pages(page: Any, base_url: str, tmp_path: Path) -> None:
+    page.goto(base_url + "/leaderboard")
+    shot(page, "leaderboard", tmp_path)
+    page.click("section.board a[href^='/runs/'] >> nth=0")
+    page.wait_for_selector("text=Provenance")
+    shot(page, "run", tmp_path)
+    page.goto(base_url + "/tne-demo")
+    page.fill("#demo-text", "The Roof of the House in Town fell.")
+    page.click("#enrich")
+    page.click(".tnedoc [data-np='np1']")
+    page.wait_for_selector(".nplinks")
+    assert "House" in page.inner_text("#links")  # the stand-in links each NP to the next
+    shot(page, "tne-demo", tmp_path)
+    page.goto(base_url + "/data/nowhere")
+    assert "404" in page.inner_text("h1")
+    shot(page, "error", tmp_path)
+    assert [p for p in page.problems if "404" not in p] == []
+    page.problems.clear()  # the browser logs the page's own 404 status as a console error

@@ -1,0 +1,69 @@
+"""``refbench serve``: help, bad options, and where it binds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import FILES
+
+
+def test_help_has_an_example(cli: Any) -> None:
+    out = cli("serve", "--help")
+    assert out.returncode == 0 and "Examples: refbench serve" in out.stdout
+    assert "--tne-model" in out.stdout and "127.0.0.1" in out.stdout
+
+
+def test_missing_tne_model_is_one_error_line(cli: Any, tmp_path: Path) -> None:
+    out = cli("serve", str(FILES["gap"]), "--tne-model", str(tmp_path / "none"),
+              "--store", str(tmp_path / "s.sqlite"))
+    assert out.returncode == 2 and out.stderr.startswith("error E100:")
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("host, warns", [("127.0.0.1", False), ("0.0.0.0", True)])
+def test_binds_to_loopback_unless_told(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str], host: str,
+                                       warns: bool) -> None:
+    import werkzeug.serving
+
+    from refbench.web.serve import serve_app
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(werkzeug.serving, "run_simple",
+                        lambda h, p, app, **kw: seen.update(host=h, port=p, app=app))
+    serve_app([FILES["gap"], tmp_path / "missing.tsv"], run_dirs=[], store=tmp_path / "s.sqlite",
+              index_dir=tmp_path / "index", tne_model=None, host=host, port=8123, warm=True)
+    err = capsys.readouterr().err
+    assert seen["host"] == host and seen["port"] == 8123
+    assert ("warning: serving on 0.0.0.0" in err) == warns
+    assert "not shown:" in err and "missing.tsv" in err
+    assert "open http://" in err and (tmp_path / "index").is_dir()
+
+
+def test_studies_mount_on_the_app(cli: Any, tmp_path: Path) -> None:
+    """``refbench serve --study``: the human-study blueprint runs inside the full app."""
+    from refbench.studies.server import links
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from refbench.web.serve import study_blueprints
+
+    study = tmp_path / "kv.sqlite"
+    out = cli("study", "create", "kitmus-validation", "--data", str(FILES["kitmus"]), "--n", "2",
+              "--gold-checks", "1",
+              "--out", str(study))
+    assert out.returncode == 0, out.stderr
+    app = create_app(ServeConfig(data=[FILES["gap"]], store=tmp_path / "s.sqlite",
+                                 index_dir=tmp_path / "index"),
+                     extra_blueprints=study_blueprints([study]))
+    client = app.test_client()
+    urls = [url for _, url in links(study, "http://localhost/study")]
+    assert urls and any("/admin/" in u for u in urls)
+    for url in urls:
+        resp = client.get(url.removeprefix("http://localhost"))
+        assert resp.status_code == 200, url
+        assert "Content-Security-Policy" in resp.headers
+    assert client.get("/study/a/not-a-token/").status_code == 404
+    assert client.get("/").status_code == 200  # the datasets page is still there

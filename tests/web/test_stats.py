@@ -1,0 +1,57 @@
+"""Paired significance and intervals against the libraries' own figures and hand-worked cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, bootstrap
+
+from refbench.web.stats import paired_test, wilson_interval
+
+
+def test_mcnemar_is_the_exact_binomial_test_on_discordant_pairs() -> None:
+    # 30 items: 12 both right, 9 only A, 2 only B, 7 both wrong
+    a = [1] * 12 + [1] * 9 + [0] * 2 + [0] * 7
+    b = [1] * 12 + [0] * 9 + [1] * 2 + [0] * 7
+    r = paired_test(a, b, resamples=500)
+    assert r is not None
+    assert (r.both_correct, r.only_a, r.only_b, r.both_wrong) == (12, 9, 2, 7)
+    assert r.mcnemar_p == pytest.approx(binomtest(2, 11, 0.5).pvalue)
+    assert r.mcnemar_p == pytest.approx(0.06543, abs=1e-5)  # 2 * P(X <= 2), X ~ Bin(11, 1/2)
+    assert r.diff == pytest.approx(7 / 30)
+
+
+def test_paired_bootstrap_is_seeded_and_matches_scipy() -> None:
+    rng = np.random.default_rng(3)
+    a = (rng.random(400) < 0.7).astype(int).tolist()
+    b = (rng.random(400) < 0.6).astype(int).tolist()
+    r1 = paired_test(a, b, resamples=1000, seed=7)
+    r2 = paired_test(a, b, resamples=1000, seed=7)
+    assert r1 == r2
+    ref = bootstrap((np.array(a), np.array(b)), lambda x, y, axis=-1: x.mean(axis) - y.mean(axis),
+                    paired=True, n_resamples=1000, method="percentile",
+                    rng=np.random.default_rng(7))
+    assert r1 is not None
+    assert (r1.diff_low, r1.diff_high) == pytest.approx(
+        (ref.confidence_interval.low, ref.confidence_interval.high), abs=0.01)
+    assert r1.diff_low < r1.diff < r1.diff_high
+    assert 0 < r1.bootstrap_p <= 1
+
+
+def test_identical_systems_and_empty_input() -> None:
+    r = paired_test([1, 0, 1], [1, 0, 1])
+    assert r is not None and r.mcnemar_p == 1.0 and r.bootstrap_p == 1.0 and r.diff == 0
+    assert paired_test([], []) is None
+    with pytest.raises(ValueError):
+        paired_test([1], [1, 0])
+
+
+def test_bootstrap_p_is_never_zero() -> None:
+    r = paired_test([1] * 50, [0] * 50, resamples=200)
+    assert r is not None and r.bootstrap_p == pytest.approx(2 / 201)
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson_interval(2, 3) or (0.0, 0.0)
+    assert (round(low, 3), round(high, 3)) == (0.208, 0.939)
+    assert wilson_interval(0, 0) is None
