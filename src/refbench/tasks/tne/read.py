@@ -117,7 +117,7 @@ def document_from_json(obj: dict[str, Any], *, path: Path | str = "<json>",
                                     item=doc_id)
             relations.setdefault((anchor, comp), set()).add(prep)
     clusters = [(str(c["id"]), tuple(str(m) for m in c["members"]),
-                 str(c.get("np_type", "standard"))) for c in obj.get("coref", [])]
+                 str(c.get("np_type") or "unknown")) for c in obj.get("coref", [])]
     return NPDocument(doc_id, str(obj["text"]), tokens, nps,
                       {k: frozenset(v) for k, v in relations.items()} if relations is not None
                       else None, clusters, dict(obj.get("metadata") or {}))
