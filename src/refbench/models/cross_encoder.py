@@ -179,6 +179,11 @@ def build_network(head: str, seed: int) -> Any:
             torch.nn.init.zeros_(self.head.weight)  # start from the prior alone
             torch.nn.init.zeros_(self.head.bias)
             self.prior_scale = torch.nn.Parameter(torch.tensor(20.0))
+            # The prior's weight per pair: a negated expression ("not the one about the
+            # tutor", 11-23% of AltEntities test expressions) needs the prior turned around.
+            self.gate = torch.nn.Linear(hidden, 1)
+            torch.nn.init.zeros_(self.gate.weight)
+            torch.nn.init.zeros_(self.gate.bias)
             self.kind = head
 
         def pool(self, enc: Any) -> Any:
@@ -188,11 +193,16 @@ def build_network(head: str, seed: int) -> Any:
             return torch.nn.functional.cosine_similarity(self.pool(evidence), self.pool(query),
                                                          dim=-1)
 
-        def cross(self, pair: Any) -> Any:
-            return self.head(self.dropout(self.pool(pair))).squeeze(-1)
+        def terms(self, pair: Any) -> Any:
+            """Per pair: the cross-encoder term and the gate on the prior's weight."""
+            h = self.dropout(self.pool(pair))
+            return torch.cat([self.head(h), self.gate(h)], dim=-1)
+
+        def combine(self, terms: Any, prior: Any) -> Any:
+            return terms[:, 0] + (self.prior_scale + terms[:, 1]) * prior
 
         def forward(self, pair: Any, prior: Any) -> Any:
-            return self.cross(pair) + self.prior_scale * prior
+            return self.combine(self.terms(pair), prior)
 
     return PairScorer()
 
@@ -203,6 +213,7 @@ class CrossEncoderModel(ChoiceModel):
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
+        import torch
         from transformers import AutoTokenizer
 
         quiet_transformers()
@@ -234,6 +245,9 @@ class CrossEncoderModel(ChoiceModel):
         self.tokenizer = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
         self.net = build_network(cfg["head"], int(cfg["seed"]))
         if state is not None:
+            if isinstance(state, dict) and "gate.weight" not in state:  # trained before gates
+                state = {**state, "gate.weight": torch.zeros_like(self.net.gate.weight),
+                         "gate.bias": torch.zeros_like(self.net.gate.bias)}
             load_state_dict(self.net, state, what="cross-encoder weights", path=weights)
         self.net.to(self.device)
         self.net.eval()
@@ -243,7 +257,8 @@ class CrossEncoderModel(ChoiceModel):
         weights = file_fingerprint(self.dir / "model.pt") if self.dir else "untrained"
         return {"name": self.name, "head": self.cfg["head"], "max_length": self.cfg["max_length"],
                 "batch_size": self.forward_batch, "device": self.device.type,
-                "weights": weights, "seed": self.cfg.get("seed"), "prior": "cosine-v1+select-v1",
+                "weights": weights, "seed": self.cfg.get("seed"),
+                "prior": "cosine-v2+select-v1+gate",
                 "evidence_words": self.cfg.get("evidence_words", DEFAULT_EVIDENCE_WORDS),
                 "train_domains": self.cfg.get("train_domains")}
 
@@ -314,8 +329,8 @@ class CrossEncoderModel(ChoiceModel):
             prior = prior.index_copy(0, torch.tensor(dynamic, device=self.device), cos)
         if not grouped:
             return self.net(self._tok([a for a, _ in pairs], [b for _, b in pairs]), prior)
-        cross = self._sorted_apply(self.net.cross, [a for a, _ in pairs], [b for _, b in pairs])
-        return cross + self.net.prior_scale * prior
+        terms = self._sorted_apply(self.net.terms, [a for a, _ in pairs], [b for _, b in pairs])
+        return self.net.combine(terms, prior)
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
         """Scores that depend on this batch alone: the evidence selections are recomputed per

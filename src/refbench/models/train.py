@@ -172,6 +172,8 @@ def train_cross_encoder(
             torch_save_atomic(net.state_dict(), out / "model.pt")
         else:
             state["bad_epochs"] += 1
+        # The log so far, for watching a long training (model.pt is the best so far).
+        write_text_atomic(out / "progress.json", json.dumps(state["log"], indent=1) + "\n")
 
     if eval_every and dev and state["step"] == 0:
         evaluate(0, None)
