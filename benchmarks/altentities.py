@@ -154,7 +154,12 @@ def main() -> None:
                     help="also train a joint model per domain (e.g. books,recipes,songs) for the "
                          "cross-domain matrix")
     ap.add_argument("--per-domain-steps", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     out: dict[str, object] = {"benchmark": "altentities"}
     if not args.skip_embedding:
         emb = build_model("embedding")

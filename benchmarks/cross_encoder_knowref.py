@@ -17,10 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from knowref_baselines import score  # benchmarks/ is on the path when run as a script
 from refbench.models.train import train_cross_encoder
-from refbench.runs.runner import run_model
 from refbench.tasks.choices import read_choices
-from refbench.tasks.knowref.metrics import evaluate_knowref
 from refbench.tasks.knowref.switch import switch_file
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "knowref"
@@ -62,19 +61,13 @@ def main() -> None:
     test = DATA / "knowref_test.json"
     switched = out / "knowref_test.switched.json"
     switch_file(test, switched)
-    spec = f"cross-encoder:{out / 'model'}"
-    run_model(spec, test, out / "test", progress=False)
-    run_model(spec, switched, out / "switched", progress=False)
-    r = evaluate_knowref(test, out / "test" / "predictions.jsonl",
-                         switched_pred=out / "switched" / "predictions.jsonl",
-                         switched_gold=switched)
+    r = score(f"cross-encoder:{out / 'model'}", test, switched, out)
     print(json.dumps({
         "benchmark": "cross_encoder_knowref", "head": args.head, "augment": args.augment,
         "trained_on": train_file.name, "n_train": len(train), "n_dev": len(dev),
         "lr": args.lr, "head_lr": args.head_lr, "epochs": args.epochs,
-        "test_accuracy": round(r["accuracy"], 4),
-        "switched_accuracy": round(r["switched"]["accuracy"], 4),
-        "consistency": round(r["consistency"], 4), "breakdown": r["switched"]["breakdown"],
+        "test_accuracy": r["accuracy"], "switched_accuracy": r["switched_accuracy"],
+        "consistency": r["consistency"], "breakdown": r["breakdown"],
         "best_dev_accuracy": cfg["best_dev_accuracy"], "train_minutes": round(minutes, 1),
         "log": cfg["log"], "model_dir": str(out / "model"),
         "published": {"bert": 0.61, "bert_switching": 0.71, "consistency": 0.89}}))
