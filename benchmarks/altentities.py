@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -36,6 +37,29 @@ def accuracy(model, instances) -> float:  # type: ignore[no-untyped-def]
     return round(float(choice_metrics("altentities", instances, outputs)["accuracy"]), 4)
 
 
+NEGATION = re.compile(r"\b(not|n't|no|never|neither|isn't|doesn't|without)\b")
+
+
+def negation_split(answers: dict[str, int | None], instances) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Accuracy on expressions with a negation word ("not the one about ...") and without."""
+    out: dict[str, object] = {}
+    for label, want in (("negated", True), ("plain", False)):
+        group = [x for x in instances if bool(NEGATION.search(x.expression.lower())) == want]
+        out[label] = {"n": len(group), "accuracy": round(
+            sum(answers.get(x.id) == x.gold for x in group) / max(1, len(group)), 4)}
+    return out
+
+
+def answers_of(model, instances) -> dict[str, int | None]:  # type: ignore[no-untyped-def]
+    outputs, _ = predict_all(model, instances, None, progress=False)
+    return {x.id: o.answer for x, o in zip(instances, outputs, strict=True)}
+
+
+def answers_from_run(run_dir: Path) -> dict[str, int | None]:
+    lines = (run_dir / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    return {obj["id"]: obj["answer"] for obj in map(json.loads, lines)}
+
+
 def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
     """Train each head on the dev splits, run it on each test domain through the runner, and
     build the cross-domain matrix from those runs (``refbench altentities matrix``'s code)."""
@@ -47,11 +71,15 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
              for d in DOMAINS}
     start = time.perf_counter()
     prior = CrossEncoderModel(None, evidence_words=args.evidence_words)
+    prior.keep_selections = True  # type: ignore[attr-defined]  # selected once, below
     prior.warm([*dev_all, *(x for t in tests.values() for x in t)], progress=True)
     out["selection_minutes"] = round((time.perf_counter() - start) / 60, 1)
-    accs = {d: accuracy(prior, tests[d]) for d in DOMAINS}
-    out["cross_encoder_untrained_prior"] = {"test": accs,
-                                            "average": round(sum(accs.values()) / 3, 4)}
+    answers = {d: answers_of(prior, tests[d]) for d in DOMAINS}
+    accs = {d: round(sum(answers[d][x.id] == x.gold for x in tests[d]) / len(tests[d]), 4)
+            for d in DOMAINS}
+    out["cross_encoder_untrained_prior"] = {
+        "test": accs, "average": round(sum(accs.values()) / 3, 4),
+        "negated": {d: negation_split(answers[d], tests[d]) for d in DOMAINS}}
     print(json.dumps(out), file=sys.stderr, flush=True)
     runs_dir = Path(tempfile.mkdtemp(prefix="ce-alt-runs-"))
     runs = []
@@ -66,7 +94,8 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
         folder = Path(tempfile.mkdtemp(prefix=f"ce-alt-{trained_on}-{head}-"))
         start = time.perf_counter()
         cfg = train_cross_encoder(data, held, folder, head=head,
-                                  epochs=int(epochs or args.epochs), lr=args.lr, batch_size=8,
+                                  epochs=int(epochs or args.epochs), lr=args.lr,
+                                  head_lr=args.head_lr, batch_size=8,
                                   max_length=args.max_length,
                                   evidence_words=args.evidence_words,
                                   patience=args.patience, eval_every=args.eval_every,
@@ -82,6 +111,8 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
                                 reader_options=reader, progress=False)
             runs.append(metrics)
             result[d] = {"accuracy": round(float(metrics["accuracy"]), 4),
+                         "negated": negation_split(answers_from_run(
+                             runs_dir / f"{trained_on}-{head}-{d}"), tests[d]),
                          "by_sampling_method": {
                              k: round(float(v["accuracy"]), 4)
                              for k, v in metrics["slices"].get("sampling_method", {}).items()}}
@@ -92,7 +123,8 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
             "n_train": len(data),
             "n_dev": len(held), "input": "unshown_background", "max_words": args.max_words,
             "evidence_words": args.evidence_words, "max_length": args.max_length,
-            "lr": args.lr, "freeze_layers": args.freeze_layers, "epochs": cfg["epochs_done"],
+            "lr": args.lr, "head_lr": args.head_lr, "freeze_layers": args.freeze_layers,
+            "epochs": cfg["epochs_done"],
             "steps": cfg["log"][-1]["step"],
             "dev_log": cfg["log"], "train_minutes": minutes, "test": result,
             "average": round(avg, 4), "model_dir": str(folder)}
@@ -110,6 +142,8 @@ def main() -> None:
     ap.add_argument("--evidence-words", type=int, default=60)
     ap.add_argument("--max-words", type=int, default=1000)
     ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--head-lr", type=float, default=1e-3,
+                    help="rate of the head, the prior's weight and its gate")
     ap.add_argument("--eval-every", type=int, default=100,
                     help="score the held-out dev every N steps (and before the first)")
     ap.add_argument("--patience", type=int, default=3, help="evaluations without a gain")
@@ -120,7 +154,12 @@ def main() -> None:
                     help="also train a joint model per domain (e.g. books,recipes,songs) for the "
                          "cross-domain matrix")
     ap.add_argument("--per-domain-steps", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     out: dict[str, object] = {"benchmark": "altentities"}
     if not args.skip_embedding:
         emb = build_model("embedding")

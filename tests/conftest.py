@@ -36,3 +36,22 @@ def _private_results_store(tmp_path_factory: pytest.TempPathFactory) -> None:
 @pytest.fixture
 def cli():  # type: ignore[no-untyped-def]
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A randomly initialised 2-layer BERT with MiniLM's tokenizer, saved as a local model:
+    trainable models run their whole pipeline in seconds on it."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from refbench.models.encoder import minilm_path
+
+    out = tmp_path_factory.mktemp("tiny-encoder")
+    tok = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, intermediate_size=64,
+                     num_hidden_layers=2, num_attention_heads=2, max_position_embeddings=512)
+    BertModel(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return out

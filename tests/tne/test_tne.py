@@ -200,32 +200,3 @@ def test_chunker_base_nps() -> None:
     assert all("\n" not in t for t in texts)
     r = run_cli("tne", "chunk", "The roof of the house fell.", "--json")
     assert [c["text"] for c in json.loads(r.stdout)] == ["The roof", "the house"]
-
-
-def test_model_trains_resumes_predicts_and_enriches(tmp_path: Path) -> None:
-    from refbench.tasks.tne.model import TneModel, train_tne
-
-    doc = document_from_json(DOC)
-    out = tmp_path / "m"
-    first = train_tne([doc], [doc], out, epochs=1, progress=False)
-    assert first["epochs_done"] == 1 and (out / "checkpoint.pt").is_file()
-    again = train_tne([doc], [doc], out, epochs=2, resume=True, progress=False)
-    assert again["epochs_done"] == 2 and len(again["log"]) == 2
-    model = TneModel(out)
-    t = model.targets(doc)
-    # np3 -> np5 has two gold prepositions (by, near): each gets half of the target
-    assert float(t[3, 5, 0]) == 0.0
-    assert float(t[3, 5, PREP_ID["near"]]) == float(t[3, 5, PREP_ID["by"]]) == 0.5
-    rel, scores = model.predict([doc])[0]
-    assert all(p != "no-relation" for p in rel.values())
-    assert len(scores) == 6 * 5
-    long_words = ["word"] * 700  # longer than the encoder window: sliding windows
-    assert model.token_vectors(long_words).shape[0] == 700
-    decoupled = train_tne([doc], [], tmp_path / "d", head="decoupled", epochs=1,
-                          progress=False)
-    assert decoupled["head"] == "decoupled"
-    r = run_cli("tne", "enrich", "--model", str(out), "The roof of the house in the town fell.",
-                "--json")
-    assert r.returncode == 0, r.stderr
-    data = json.loads(r.stdout)
-    assert [n["text"] for n in data["nps"]] == ["The roof", "the house", "the town"]

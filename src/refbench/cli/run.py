@@ -17,6 +17,7 @@ from refbench.cli.common import (
     print_json,
     transactional,
 )
+from refbench.core.device import DEVICE_HELP, set_threads
 
 RUN_EXAMPLE = (
     "Examples: refbench run --model knowledge-match --data kitmus-suite --out runs/km  |  "
@@ -135,6 +136,8 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
 @click.option("--epochs", type=POSITIVE, default=3, show_default=True)
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=3e-5,
               show_default=True)
+@click.option("--head-lr", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Rate of the head and the prior's weight (default: --lr).")
 @click.option("--batch-size", type=POSITIVE, default=8, show_default=True,
               help="Instances per step (each brings all its candidates).")
 @click.option("--max-length", type=POSITIVE, default=128, show_default=True)
@@ -150,13 +153,16 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
               help="Keep the embeddings and the lowest N encoder layers fixed.")
 @click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
-@click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.")
+@click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint (must exist).")
+@click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
+@click.option("--threads", type=POSITIVE, default=None, help="CPU threads for torch.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
 def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Path, head: str,
-              epochs: int, lr: float, batch_size: int, max_length: int, evidence_words: int,
+              epochs: int, lr: float, head_lr: float | None, batch_size: int, max_length: int,
+              evidence_words: int,
               max_words: int | None, max_steps: int | None, eval_every: int | None,
               patience: int, freeze_layers: int, seed: int, input_type: str | None,
-              resume: bool, as_json: bool) -> None:
+              resume: bool, device: str, threads: int | None, as_json: bool) -> None:
     """Fine-tune the MiniLM cross-encoder on CPU: seeded, dev-set early stopping, a checkpoint
     every epoch, --resume. Then run it with --model cross-encoder:DIR.
     """
@@ -166,6 +172,7 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
 
     if spec.partition(":")[0] != "cross-encoder":
         raise UsageError(f"{spec!r} is not trainable; the trainable model is cross-encoder")
+    set_threads(threads)
     reader: dict[str, object] = {"input_type": input_type} if input_type else {}
     if max_words:
         reader["max_words"] = max_words
@@ -175,11 +182,12 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
     else:
         train, dev_set = held_out_split(train, seed=seed)
     report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs, lr=lr,
+                                 head_lr=head_lr,
                                  batch_size=batch_size, max_length=max_length,
                                  evidence_words=evidence_words, reader_options=reader,
                                  seed=seed, eval_every=eval_every, patience=patience,
                                  freeze_layers=freeze_layers, max_steps=max_steps,
-                                 resume=resume, progress=not as_json)
+                                 resume=resume, device=device, progress=not as_json)
     if as_json:
         print_json(report)
     else:

@@ -8,6 +8,7 @@ import click
 
 from refbench.cli.common import (
     CONTEXT,
+    COUNT,
     OUT_DIR,
     OUT_FILE,
     PATH,
@@ -16,6 +17,7 @@ from refbench.cli.common import (
     print_json,
     transactional,
 )
+from refbench.core.device import DEVICE_HELP, set_threads
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench tne baseline combined --data "
@@ -173,39 +175,67 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench tne train --data ../shared/data/tne/dev.jsonl.gz --out models/tne "
-    "--epochs 3"))
+    "Examples: refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
+    "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne --epochs 4 --threads 1  |  "
+    "(interrupted) the same command with --resume  |  a 500-step slice: --max-steps 500, then "
+    "--resume --max-steps 1000"))
 @click.option("--data", type=PATH, required=True, help="Labelled TNE documents (any release).")
 @click.option("--dev", type=PATH, default=None,
-              help="Documents for early stopping (default: the last 10% of --data).")
+              help="Documents for model selection (default: the last 10% of --data).")
 @click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
 @click.option("--head", type=click.Choice(["coupled", "decoupled"]), default="coupled",
               show_default=True, help="coupled or decoupled.")
 @click.option("--epochs", type=POSITIVE, default=3, show_default=True)
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=5e-5,
               show_default=True, help="Encoder rate.")
+@click.option("--head-lr", type=click.FloatRange(min=0, min_open=True), default=1e-3,
+              show_default=True, help="Rate of the NP and pair MLPs.")
+@click.option("--pos-weight", type=click.FloatRange(min=0, min_open=True), default=4.0,
+              show_default=True, help="Loss weight of linked pairs against unlinked ones.")
+@click.option("--warmup-steps", type=COUNT, default=300, show_default=True)
+@click.option("--limit", type=POSITIVE, default=None, help="Train on the first N documents only.")
+@click.option("--dev-limit", type=POSITIVE, default=None,
+              help="Select on the first N dev documents.")
+@click.option("--max-steps", type=POSITIVE, default=None,
+              help="Stop (with a checkpoint) once this many steps (documents) are done in all.")
+@click.option("--checkpoint-every", type=POSITIVE, default=200, show_default=True,
+              help="Steps between checkpoints (also at every epoch end).")
+@click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
+@click.option("--threads", type=POSITIVE, default=None, help="CPU threads for torch.")
 @click.option("--seed", type=SEED, default=13, show_default=True)
-@click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.pt.")
+@click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint.pt (must exist).")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
 def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: float,
-          seed: int, resume: bool, as_json: bool) -> None:
+          head_lr: float, pos_weight: float, warmup_steps: int, limit: int | None,
+          dev_limit: int | None, max_steps: int | None, checkpoint_every: int, device: str,
+          threads: int | None, seed: int, resume: bool, as_json: bool) -> None:
     """Train the span-pair model (MiniLM encoder, NP = first + last token vectors, anchor and
-    complement MLPs, pair MLP; multi-label targets) on the CPU, with checkpoints and resume."""
-    from refbench.tasks.tne.model import train_tne
+    complement MLPs, pair MLP; multi-label targets), one document per step, selecting the
+    epoch and the link threshold on dev; checkpoints every N steps, --resume continues exactly.
+    """
     from refbench.tasks.tne.read import read_documents
+    from refbench.tasks.tne.train import train_tne
 
+    set_threads(threads)
     docs = read_documents(data)
     if dev is not None:
         dev_docs = read_documents(dev)
     else:
         cut = max(1, len(docs) // 10)
         docs, dev_docs = docs[:-cut], docs[-cut:]
-    report = train_tne(docs, dev_docs, out, head=head, epochs=epochs, lr=lr, seed=seed,
-                       resume=resume, progress=not as_json)
+    report = train_tne(docs[:limit] if limit else docs, dev_docs[:dev_limit] if dev_limit
+                       else dev_docs, out, head=head, epochs=epochs, lr=lr, head_lr=head_lr,
+                       pos_weight=pos_weight, warmup_steps=warmup_steps, seed=seed,
+                       resume=resume, max_steps=max_steps, checkpoint_every=checkpoint_every,
+                       device=device, progress=not as_json)
     if as_json:
         print_json(report)
+    elif report["stopped"] == "max_steps":
+        click.echo(f"stopped after {report['steps_done']} steps (epoch {report['epochs_done'] + 1}"
+                   f", document {report['position_in_epoch']}); continue with --resume")
     else:
-        click.echo(f"best dev labeled F1 {100 * report['best_dev_labeled_f1']:.1f} after "
+        click.echo(f"best dev labeled F1 {100 * report['best_dev_labeled_f1']:.1f} (epoch "
+                   f"{report['best_epoch']}, link threshold {report['link_threshold']}) after "
                    f"{report['epochs_done']} epoch(s); model in {out}")
 
 
@@ -217,14 +247,17 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
 @click.option("--out", type=OUT_FILE, required=True, help="Predictions (JSONL).")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
 @click.option("--scores", is_flag=True, help="Include per-pair preposition scores (large).")
-def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: bool) -> None:
+@click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
+def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: bool,
+            device: str) -> None:
     """Predict the NP relations of every document."""
     from refbench.tasks.tne.model import TneModel
     from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_documents
 
-    docs = read_documents(data)
-    results = TneModel(model_dir).predict(docs, progress=True)
+    docs = read_documents(data)  # the data's problems are named before a model is loaded
+    model = TneModel(model_dir, device=device)
+    results = model.predict(docs, progress=True)
     n = write_predictions(docs, [r for r, _ in results], out, leaderboard=leaderboard,
                           scores=[s for _, s in results] if scores else None)
     click.echo(f"wrote {n} documents to {out}")
@@ -234,14 +267,18 @@ def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: b
     "Example: refbench tne enrich --model models/tne \"The roof of the house in the town fell.\""))
 @click.argument("text")
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
+@click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def enrich(text: str, model_dir: Path, as_json: bool) -> None:
+def enrich(text: str, model_dir: Path, device: str, as_json: bool) -> None:
     """Chunk a text, predict its NP relations, and print each NP with its relations (the
     paper's Figure 2)."""
+    from refbench.tasks.tne.model import TneModel
+
+    model = TneModel(model_dir, device=device)  # first: a bad folder fails before spaCy loads
     from refbench.tasks.tne.chunker import nlp
     from refbench.tasks.tne.enrich import enrich_text
 
-    nps, relations = enrich_text(text, model_dir, nlp())
+    nps, relations = enrich_text(text, model, nlp())
     if as_json:
         print_json({"nps": nps, "relations": relations})
         return

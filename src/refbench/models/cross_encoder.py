@@ -26,8 +26,14 @@ prior is then the best sentence's cosine (frozen, no gradient). The untrained ne
 therefore the zero-shot "most similar sentence" scorer, and fine-tuning starts from it.
 
 A trained model lives in a folder: ``config.json``, ``model.pt`` (best dev checkpoint), and
-``checkpoint/`` for resuming. ``cross-encoder:DIR`` loads it; a bare ``cross-encoder`` is the
-untrained MiniLM with a freshly initialised head (seeded), useful only as a control.
+``checkpoint/`` for resuming. ``cross-encoder:DIR`` loads it (a folder without ``model.pt``, or
+with one that is not a safe torch file of this network, is an error naming it); a bare
+``cross-encoder`` is the untrained MiniLM with a freshly initialised head (seeded), useful only
+as a control.
+
+At inference the pairs of a whole ``predict`` call are sorted by length and encoded
+``batch_size`` at a time (little padding; the option is pairs per forward pass), on ``device``
+(auto: CUDA when available). Scores do not depend on the grouping beyond float rounding.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from refbench.core.checkpoint import load_safe, load_state_dict
+from refbench.core.device import DEVICE_HELP, resolve_device
 from refbench.core.errors import RefbenchError
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
@@ -140,16 +148,21 @@ def pair_texts(inst: ChoiceInstance,
     return out
 
 
-def prior_texts(inst: ChoiceInstance) -> list[tuple[str, str]]:
-    """Bags of content words, without candidate names, for the similarity prior."""
+def prior_texts(inst: ChoiceInstance) -> list[tuple[str, str]] | None:
+    """Bags of content words, without candidate names, for the similarity prior; None when
+    no candidate has evidence beyond its name (KnowRef, Winograd: one sentence naming both).
+    Comparing a bare name with the sentence measures the name, not the answer: on KnowRef that
+    prior, at its initial weight of 20, was a name-dependent noise of about one logit that
+    training did not remove (the prior's weight moves by the encoder's learning rate)."""
     names = set().union(*(content_words(c.text) for c in inst.candidates))
     query = " ".join(sorted(content_words(marked_expression_sentence(inst, replacement=""))
                             - names)) if inst.expression_offset is not None else inst.expression
-    out = []
-    for k in range(len(inst.candidates)):
-        evidence = " ".join(sorted(content_words(candidate_evidence(inst, k)) - names))
-        out.append((evidence or inst.candidates[k].text, query or inst.expression))
-    return out
+    evidence = [" ".join(sorted(content_words(candidate_evidence(inst, k)) - names))
+                for k in range(len(inst.candidates))]
+    if not any(evidence):
+        return None
+    return [(e or inst.candidates[k].text, query or inst.expression)
+            for k, e in enumerate(evidence)]
 
 
 def build_network(head: str, seed: int) -> Any:
@@ -167,6 +180,11 @@ def build_network(head: str, seed: int) -> Any:
             torch.nn.init.zeros_(self.head.weight)  # start from the prior alone
             torch.nn.init.zeros_(self.head.bias)
             self.prior_scale = torch.nn.Parameter(torch.tensor(20.0))
+            # The prior's weight per pair: a negated expression ("not the one about the
+            # tutor", 11-23% of AltEntities test expressions) needs the prior turned around.
+            self.gate = torch.nn.Linear(hidden, 1)
+            torch.nn.init.zeros_(self.gate.weight)
+            torch.nn.init.zeros_(self.gate.bias)
             self.kind = head
 
         def pool(self, enc: Any) -> Any:
@@ -176,9 +194,16 @@ def build_network(head: str, seed: int) -> Any:
             return torch.nn.functional.cosine_similarity(self.pool(evidence), self.pool(query),
                                                          dim=-1)
 
+        def terms(self, pair: Any) -> Any:
+            """Per pair: the cross-encoder term and the gate on the prior's weight."""
+            h = self.dropout(self.pool(pair))
+            return torch.cat([self.head(h), self.gate(h)], dim=-1)
+
+        def combine(self, terms: Any, prior: Any) -> Any:
+            return terms[:, 0] + (self.prior_scale + terms[:, 1]) * prior
+
         def forward(self, pair: Any, prior: Any) -> Any:
-            cross = self.head(self.dropout(self.pool(pair))).squeeze(-1)
-            return cross + self.prior_scale * prior
+            return self.combine(self.terms(pair), prior)
 
     return PairScorer()
 
@@ -190,7 +215,9 @@ class CrossEncoderModel(ChoiceModel):
                Option("max_length", int, 128, "word pieces per pair", min=1),
                Option("evidence_words", int, DEFAULT_EVIDENCE_WORDS,
                       "description words selected per candidate", min=1),
-               Option("seed", int, 0, "seed of an untrained head"))
+               Option("seed", int, 0, "seed of an untrained head"),
+               Option("batch_size", int, 64, "pairs per forward pass", min=1),
+               Option("device", str, "auto", DEVICE_HELP))
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
@@ -211,24 +238,55 @@ class CrossEncoderModel(ChoiceModel):
         if cfg["head"] not in HEADS:
             raise RefbenchError(f"unknown head {cfg['head']!r}; choose from {', '.join(HEADS)}")
         self.cfg = cfg
+        self.forward_batch = int(self.option("batch_size"))
+        self.device = resolve_device(str(self.option("device")))
+        # Weights first: a missing or broken model.pt fails before MiniLM is loaded.
+        weights = self.dir / "model.pt" if self.dir is not None else None
+        state = (load_safe(weights, what="cross-encoder weights (model.pt)")
+                 if weights is not None else None)
         self.tokenizer = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
         self.net = build_network(cfg["head"], int(cfg["seed"]))
-        if self.dir is not None:
-            state = torch.load(self.dir / "model.pt", map_location="cpu", weights_only=True)
-            self.net.load_state_dict(state)
+        if state is not None:
+            if isinstance(state, dict) and "gate.weight" not in state:  # trained before gates
+                state = {**state, "gate.weight": torch.zeros_like(self.net.gate.weight),
+                         "gate.bias": torch.zeros_like(self.net.gate.bias)}
+            load_state_dict(self.net, state, what="cross-encoder weights", path=weights)
+        self.net.to(self.device)
         self.net.eval()
+        self.keep_selections = False
 
     def config(self) -> dict[str, Any]:
         weights = file_fingerprint(self.dir / "model.pt") if self.dir else "untrained"
         return {"name": self.name, "head": self.cfg["head"], "max_length": self.cfg["max_length"],
-                "weights": weights, "seed": self.cfg.get("seed"), "prior": "cosine-v1+select-v1",
+                "batch_size": self.forward_batch, "device": self.device.type,
+                "weights": weights, "seed": self.cfg.get("seed"),
+                "prior": "cosine-v2+select-v1+gate",
                 "evidence_words": self.cfg.get("evidence_words", DEFAULT_EVIDENCE_WORDS),
                 "train_domains": self.cfg.get("train_domains")}
 
     def _tok(self, a: Sequence[str], b: Sequence[str] | None = None) -> Any:
-        return self.tokenizer(list(a), list(b) if b is not None else None, padding=True,
-                              truncation=True, max_length=self.cfg["max_length"],
-                              return_tensors="pt")
+        enc = self.tokenizer(list(a), list(b) if b is not None else None, padding=True,
+                             truncation=True, max_length=self.cfg["max_length"],
+                             return_tensors="pt")
+        return enc.to(self.device)
+
+    def _sorted_apply(self, fn: Any, a: Sequence[str], b: Sequence[str] | None = None) -> Any:
+        """``fn(encoding)`` over length-sorted groups of ``batch_size`` texts (or pairs), put
+        back in input order: one padded batch for everything wastes most of its work on
+        padding when lengths vary (AltEntities evidence against KITMUS sentences)."""
+        import torch
+
+        lengths = [len(x) for x in self.tokenizer(
+            list(a), list(b) if b is not None else None, truncation=True,
+            max_length=self.cfg["max_length"])["input_ids"]]
+        order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+        parts = [fn(self._tok([a[i] for i in idx], [b[i] for i in idx] if b is not None
+                              else None))
+                 for idx in (order[k:k + self.forward_batch]
+                             for k in range(0, len(order), self.forward_batch))]
+        out = torch.cat(parts)
+        return out[torch.tensor(sorted(range(len(order)), key=order.__getitem__),
+                                device=out.device)]
 
     @property
     def evidence_words(self) -> int:
@@ -238,8 +296,9 @@ class CrossEncoderModel(ChoiceModel):
         """Select the evidence of many described instances at once (fast, cached)."""
         SELECTOR.warm(instances, self.evidence_words, progress=progress)
 
-    def logits(self, instances: Sequence[ChoiceInstance]) -> Any:
-        """One logit per candidate of every instance, flattened in order."""
+    def logits(self, instances: Sequence[ChoiceInstance], *, grouped: bool = False) -> Any:
+        """One logit per candidate of every instance, flattened in order. ``grouped``
+        (inference): length-sorted groups of ``batch_size``; else one batch (training)."""
         import torch
 
         budget = self.evidence_words
@@ -252,22 +311,39 @@ class CrossEncoderModel(ChoiceModel):
             if described(inst):
                 fixed.extend(SELECTOR.get(inst, k, budget)[1] for k in range(len(inst.candidates)))
                 continue
-            for text in prior_texts(inst):
+            texts = prior_texts(inst)
+            if texts is None:  # no evidence to compare: the prior is 0 for every candidate
+                fixed.extend(0.0 for _ in inst.candidates)
+                continue
+            for text in texts:
                 dynamic.append(len(fixed))
                 dynamic_texts.append(text)
                 fixed.append(0.0)
-        prior = torch.tensor(fixed)
+        prior = torch.tensor(fixed, device=self.device)
         if dynamic:
-            cos = self.net.cosine(self._tok([a for a, _ in dynamic_texts]),
-                                  self._tok([b for _, b in dynamic_texts]))
-            prior = prior.index_copy(0, torch.tensor(dynamic), cos)
-        return self.net(self._tok([a for a, _ in pairs], [b for _, b in pairs]), prior)
+            if grouped:
+                pooled = self._sorted_apply(self.net.pool,
+                                            [t for pair in dynamic_texts for t in pair])
+                cos = torch.nn.functional.cosine_similarity(pooled[0::2], pooled[1::2], dim=-1)
+            else:
+                cos = self.net.cosine(self._tok([a for a, _ in dynamic_texts]),
+                                      self._tok([b for _, b in dynamic_texts]))
+            prior = prior.index_copy(0, torch.tensor(dynamic, device=self.device), cos)
+        if not grouped:
+            return self.net(self._tok([a for a, _ in pairs], [b for _, b in pairs]), prior)
+        terms = self._sorted_apply(self.net.terms, [a for a, _ in pairs], [b for _, b in pairs])
+        return self.net.combine(terms, prior)
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
+        """Scores that depend on this batch alone: the evidence selections are recomputed per
+        call unless ``keep_selections`` (training keeps them for its dev evaluations), since
+        a sentence's embedding changes in the last float digits with the batch it was in."""
         import torch
 
+        if not self.keep_selections:
+            SELECTOR.cache.clear()
         with torch.inference_mode():
-            scores = self.logits(batch).tolist() if batch else []
+            scores = self.logits(batch, grouped=True).tolist() if batch else []
         out, i = [], 0
         for inst in batch:
             s = tuple(float(x) for x in scores[i:i + len(inst.candidates)])

@@ -29,6 +29,10 @@ class EmbeddingModel(ChoiceModel):
         queries = [marked_expression_sentence(i) if i.expression_offset is not None
                    else i.expression for i in batch]
         options = [[candidate_evidence(i, k) for k in range(len(i.candidates))] for i in batch]
+        # A text's embedding depends (in the last float digits) on the batch it was padded in:
+        # encoding each batch afresh makes scores depend on this batch alone, so a resumed run
+        # is byte-identical to an uninterrupted one (see runs.runner).
+        self.encoder.clear()
         self.encoder.encode([*queries, *(o for opts in options for o in opts)])
         out = []
         for q, opts in zip(queries, options, strict=True):

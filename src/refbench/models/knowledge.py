@@ -46,6 +46,8 @@ class KnowledgeMatchModel(ChoiceModel):
         return self._encoder.similarity(query, options)
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
+        if self._encoder is not None:
+            self._encoder.clear()  # scores depend on this batch alone (see runs.runner)
         return [self._one(inst) for inst in batch]
 
     def _one(self, inst: ChoiceInstance) -> ModelOutput:

@@ -2,7 +2,10 @@
 
 Every epoch ends with a dev evaluation; the best model is kept in ``DIR/model.pt`` and the full
 training state (model, optimiser, scheduler, RNG, epoch, best score) in ``DIR/checkpoint/``, so
-``--resume`` continues exactly where an interrupted run stopped.
+``--resume`` continues from the last finished epoch. The state holds only tensors, numbers,
+strings and containers, and is read back with ``torch.load(weights_only=True)``
+(:mod:`refbench.core.checkpoint`): a checkpoint file can never run code. ``--resume`` without
+a checkpoint is an error, and so is starting afresh over one.
 """
 
 from __future__ import annotations
@@ -16,7 +19,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.checkpoint import (
+    load_safe,
+    python_rng_state,
+    require_checkpoint,
+    set_python_rng_state,
+)
+from refbench.core.errors import OutputError, RefbenchError, UsageError
 from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
@@ -71,6 +80,7 @@ def train_cross_encoder(
     head: str = "joint",
     epochs: int = 3,
     lr: float = 3e-5,
+    head_lr: float | None = None,
     batch_size: int = 8,
     max_length: int = 128,
     evidence_words: int = DEFAULT_EVIDENCE_WORDS,
@@ -81,6 +91,7 @@ def train_cross_encoder(
     freeze_layers: int = 0,
     max_steps: int | None = None,
     resume: bool = False,
+    device: str | None = "auto",
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train and save; ``batch_size`` counts instances (each brings all its candidates).
@@ -100,18 +111,26 @@ def train_cross_encoder(
     dev = [x for x in dev if x.gold is not None]
     if not train:
         raise RefbenchError("no training instances with a gold answer")
-    out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint"
+    if require_checkpoint(ckpt / "state.pt", resume=resume):
+        saved = load_safe(ckpt / "state.pt", what="cross-encoder training checkpoint")
+    elif (ckpt / "state.pt").is_file():
+        raise OutputError("already holds a training checkpoint; pass --resume to continue it "
+                          "or choose another folder", path=out)
+    else:
+        saved = None
+    out.mkdir(parents=True, exist_ok=True)
     domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
     cfg = {"head": head, "max_length": max_length, "evidence_words": evidence_words,
-           "reader": dict(reader_options or {}), "seed": seed, "lr": lr,
+           "reader": dict(reader_options or {}), "seed": seed, "lr": lr, "head_lr": head_lr,
            "eval_every": eval_every, "freeze_layers": freeze_layers,
            "batch_size": batch_size, "epochs": epochs, "n_train": len(train), "n_dev": len(dev),
            "tasks": sorted({x.task for x in train}), "train_domains": domains}
     random.seed(seed)
     torch.manual_seed(seed)
     model = CrossEncoderModel(None, head=head, max_length=max_length,
-                              evidence_words=evidence_words, seed=seed)
+                              evidence_words=evidence_words, seed=seed, device=device)
+    model.keep_selections = True  # selected once for all epochs and dev evaluations
     model.warm([*train, *dev], progress=progress)
     net = model.net
     net.train()
@@ -120,7 +139,12 @@ def train_cross_encoder(
         for module in frozen:
             for p in module.parameters():
                 p.requires_grad_(False)
-    optim = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=lr,
+    # The head and the prior's weight are a few hundred numbers starting from zero and 20:
+    # at the encoder's rate they barely move in an epoch, hence their own rate.
+    encoder = [p for p in net.encoder.parameters() if p.requires_grad]
+    own = [p for n, p in net.named_parameters() if not n.startswith("encoder.")]
+    optim = torch.optim.AdamW([{"params": encoder, "lr": lr},
+                               {"params": own, "lr": head_lr if head_lr is not None else lr}],
                               weight_decay=0.01)
     steps_per_epoch = (len(train) + batch_size - 1) // batch_size
     total = steps_per_epoch * epochs if max_steps is None else min(max_steps,
@@ -128,12 +152,11 @@ def train_cross_encoder(
     sched = torch.optim.lr_scheduler.LambdaLR(
         optim, lambda s: min(1.0, (s + 1) / max(1, total // 10)) * max(0.0, 1 - s / max(1, total)))
     state: dict[str, Any] = {"epoch": 0, "step": 0, "best": -1.0, "bad_epochs": 0, "log": []}
-    if resume and (ckpt / "state.pt").is_file():
-        saved = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=False)
+    if saved is not None:
         net.load_state_dict(saved["model"])
         optim.load_state_dict(saved["optim"])
         sched.load_state_dict(saved["sched"])
-        random.setstate(saved["py_rng"])
+        set_python_rng_state(saved["py_rng"])
         torch.set_rng_state(saved["torch_rng"])
         state = saved["state"]
     started = time.perf_counter()
@@ -149,6 +172,8 @@ def train_cross_encoder(
             torch_save_atomic(net.state_dict(), out / "model.pt")
         else:
             state["bad_epochs"] += 1
+        # The log so far, for watching a long training (model.pt is the best so far).
+        write_text_atomic(out / "progress.json", json.dumps(state["log"], indent=1) + "\n")
 
     if eval_every and dev and state["step"] == 0:
         evaluate(0, None)
@@ -164,7 +189,7 @@ def train_cross_encoder(
                 break
             batch = [train[j] for j in order[i:i + batch_size]]
             logits = model.logits(batch)
-            loss = torch.zeros(())
+            loss = torch.zeros((), device=model.device)
             pos = 0
             for inst in batch:
                 n_cand = len(inst.candidates)
@@ -172,9 +197,9 @@ def train_cross_encoder(
                 pos += n_cand
                 if head == "joint":
                     loss = loss + torch.nn.functional.cross_entropy(
-                        lg.unsqueeze(0), torch.tensor([inst.gold]))
+                        lg.unsqueeze(0), torch.tensor([inst.gold], device=model.device))
                 else:
-                    target = torch.zeros(n_cand)
+                    target = torch.zeros(n_cand, device=model.device)
                     target[inst.gold] = 1.0
                     loss = loss + loss_fn_bce(lg, target)
             loss = loss / len(batch)
@@ -194,7 +219,7 @@ def train_cross_encoder(
         state["epoch"] = epoch + 1
         ckpt.mkdir(exist_ok=True)
         torch_save_atomic({"model": net.state_dict(), "optim": optim.state_dict(),
-                           "sched": sched.state_dict(), "py_rng": random.getstate(),
+                           "sched": sched.state_dict(), "py_rng": python_rng_state(),
                            "torch_rng": torch.get_rng_state(), "state": state},
                           ckpt / "state.pt")
         write_text_atomic(out / "config.json", json.dumps(

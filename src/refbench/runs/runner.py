@@ -63,10 +63,16 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     hashes = [inst.fingerprint() for inst in instances]
     cached = store.cached(fp, hashes) if store else {}
     outputs: dict[str, ModelOutput] = {h: _output(o) for h, o in cached.items()}
-    todo = [(h, inst) for h, inst in zip(hashes, instances, strict=True) if h not in outputs]
-    with tqdm(total=len(instances), initial=len(instances) - len(todo), desc=desc,
+    # Chunks sit at fixed positions of the whole list and are predicted whole unless every
+    # instance in them is cached: a resumed run gives batched models exactly the batches an
+    # uninterrupted run gives them, so its scores are byte-identical (padding and batch
+    # composition change scores in the last float digits).
+    pairs = list(zip(hashes, instances, strict=True))
+    chunks = [pairs[i:i + model.batch_size] for i in range(0, len(pairs), model.batch_size)]
+    todo = [c for c in chunks if any(h not in cached for h, _ in c)]
+    with tqdm(total=len(instances), initial=len(instances) - sum(map(len, todo)), desc=desc,
               unit="inst", disable=not progress) as bar:
-        for chunk in batches(todo, model.batch_size):
+        for chunk in todo:
             results = model.predict([inst for _, inst in chunk])
             for (h, inst), res in zip(chunk, results, strict=True):
                 if res.answer is not None and not 0 <= res.answer < len(inst.candidates):
@@ -86,8 +92,9 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
                               f"are cached in {store.path}; run the same command again to "
                               "resume")
             bar.update(len(chunk))
-    state.n_cached = len(cached)
-    return [outputs[h] for h in hashes], len(cached)
+    n_cached = len(instances) - sum(map(len, todo))
+    state.n_cached = n_cached
+    return [outputs[h] for h in hashes], n_cached
 
 
 def now() -> str:

@@ -16,12 +16,19 @@ bp = Blueprint("demo", __name__)
 MAX_CHARS = 5000
 
 
+@lru_cache(maxsize=2)
+def _model(model_dir: str) -> Any:
+    from refbench.tasks.tne.model import TneModel
+
+    return TneModel(Path(model_dir))  # loaded once per app, not once per text
+
+
 @lru_cache(maxsize=32)
 def _enrich(model_dir: str, text: str) -> dict[str, Any]:
     from refbench.tasks.tne.chunker import nlp
     from refbench.tasks.tne.enrich import enrich_text
 
-    nps, relations = enrich_text(text, Path(model_dir), nlp())
+    nps, relations = enrich_text(text, _model(model_dir), nlp())
     return {"nps": nps, "relations": relations}
 
 

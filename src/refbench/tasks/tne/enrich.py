@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from refbench.tasks.tne.chunker import chunks_of
@@ -10,8 +9,8 @@ from refbench.tasks.tne.model import TneModel
 from refbench.tasks.tne.read import NounPhrase, NPDocument
 
 
-def enrich_text(text: str, model_dir: str | Path, nlp: Any) -> tuple[list[dict[str, Any]],
-                                                                     list[dict[str, str]]]:
+def enrich_text(text: str, model: TneModel, nlp: Any) -> tuple[list[dict[str, Any]],
+                                                                list[dict[str, str]]]:
     doc = nlp(text)
     chunks = chunks_of(doc)
     nps = [NounPhrase(f"np{k}", c.text, c.first_char, c.last_char, c.first_token, c.last_token)
@@ -19,7 +18,7 @@ def enrich_text(text: str, model_dir: str | Path, nlp: Any) -> tuple[list[dict[s
     tne_doc = NPDocument("text", text, [t.text for t in doc], nps, None)
     relations: dict[tuple[str, str], str] = {}
     if len(nps) > 1:
-        relations, _ = TneModel(model_dir).predict([tne_doc])[0]
+        relations, _ = model.predict([tne_doc])[0]
     texts = {n.id: n.text for n in nps}
     return ([{"id": n.id, "text": n.text, "first_char": n.first_char, "last_char": n.last_char}
              for n in nps],

@@ -10,22 +10,24 @@ on [anchor; complement; anchor * complement]. Heads:
 Targets are multi-label: a pair with two gold prepositions spreads its target over both, so no
 gold preposition is dropped. Documents longer than the encoder window are encoded in
 overlapping windows, each token taking its vector from the window where it is most central.
-Training runs on the CPU, seeded, with a checkpoint per epoch and ``resume``.
+
+A pair is linked when its link probability (coupled: 1 - p(no-relation)) reaches the model's
+``link_threshold``, chosen on dev during training (None for the coupled head means the plain
+argmax over the 25 classes). Training lives in :mod:`refbench.tasks.tne.train`.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from refbench.core.checkpoint import load_safe, load_state_dict
+from refbench.core.device import resolve_device
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.models.encoder import minilm_path, quiet_transformers
 from refbench.tasks.tne.predictions import Pair
 from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS, NPDocument
@@ -34,7 +36,8 @@ HEADS = ("coupled", "decoupled")
 N_LABELS = len(PREPOSITIONS)
 
 
-def build(head: str, seed: int) -> Any:
+def build(head: str, seed: int, encoder: str | None = None) -> Any:
+    """The network; ``encoder`` is a local transformers folder (default: MiniLM)."""
     import torch
     from transformers import AutoModel
 
@@ -42,7 +45,8 @@ def build(head: str, seed: int) -> Any:
         def __init__(self) -> None:
             super().__init__()
             torch.manual_seed(seed)
-            self.encoder = AutoModel.from_pretrained(str(minilm_path()), local_files_only=True)
+            self.encoder = AutoModel.from_pretrained(encoder or str(minilm_path()),
+                                                     local_files_only=True)
             h = 2 * self.encoder.config.hidden_size
             self.anchor = torch.nn.Sequential(torch.nn.Linear(h, 500), torch.nn.ReLU(),
                                               torch.nn.Dropout(0.1))
@@ -55,25 +59,53 @@ def build(head: str, seed: int) -> Any:
     return SpanPair()
 
 
+def read_model_config(directory: Path) -> dict[str, Any]:
+    """A trained model folder's ``config.json``; a folder without one (or without
+    ``model.pt``) is an error naming it, so no command ever predicts with an untrained net."""
+    cfg_path = directory / "config.json"
+    if not directory.is_dir():
+        raise RefbenchError("no such TNE model folder (train one with refbench tne train)",
+                            path=directory)
+    if not cfg_path.is_file() or not (directory / "model.pt").is_file():
+        missing = "config.json" if not cfg_path.is_file() else "model.pt"
+        raise RefbenchError(f"not a trained TNE model folder (no {missing}; train one with "
+                            "refbench tne train)", path=directory)
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RefbenchError(f"unreadable model config ({exc})", path=cfg_path) from None
+    if not isinstance(cfg, dict):
+        raise RefbenchError("model config must be a JSON object", path=cfg_path)
+    return cfg
+
 class TneModel:
+    """The span-pair network with its tokenizer, loaded from a trained folder (``directory``)
+    or freshly initialised (``directory=None``, for training)."""
+
     def __init__(self, directory: str | Path | None = None, *, head: str = "coupled",
-                 seed: int = 13, window: int = 256, stride: int = 192) -> None:
-        import torch
+                 seed: int = 13, window: int = 256, stride: int = 192,
+                 encoder: str | None = None, device: str | None = "auto") -> None:
+        self.cfg: dict[str, Any] = {"head": head, "seed": seed, "window": window,
+                                    "stride": stride, "link_threshold": None,
+                                    "encoder": encoder}
+        self.dir = Path(directory) if directory else None
+        if self.dir is not None:
+            self.cfg.update(read_model_config(self.dir))
+        if self.cfg["head"] not in HEADS:
+            raise UsageError(f"unknown head {self.cfg['head']!r}; choose from {', '.join(HEADS)}")
+        self.device = resolve_device(device)
+        # Read the weights before building the network: a broken file fails fast.
+        weights = self.dir / "model.pt" if self.dir is not None else None
+        state = load_safe(weights, what="TNE model weights") if weights is not None else None
         from transformers import AutoTokenizer
 
         quiet_transformers()
-        self.cfg: dict[str, Any] = {"head": head, "seed": seed, "window": window,
-                                    "stride": stride}
-        self.dir = Path(directory) if directory else None
-        if self.dir is not None and (self.dir / "config.json").is_file():
-            self.cfg.update(json.loads((self.dir / "config.json").read_text()))
-        if self.cfg["head"] not in HEADS:
-            raise UsageError(f"unknown head {self.cfg['head']!r}; choose from {', '.join(HEADS)}")
-        self.tok = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
-        self.net = build(self.cfg["head"], int(self.cfg["seed"]))
-        if self.dir is not None and (self.dir / "model.pt").is_file():
-            self.net.load_state_dict(torch.load(self.dir / "model.pt", map_location="cpu",
-                                                weights_only=True))
+        where = self.cfg.get("encoder") or str(minilm_path())
+        self.tok = AutoTokenizer.from_pretrained(where, local_files_only=True)
+        self.net = build(self.cfg["head"], int(self.cfg["seed"]), where)
+        if state is not None:
+            load_state_dict(self.net, state, what="TNE model weights", path=weights)
+        self.net.to(self.device)
         self.net.eval()
 
     # -- encoding ---------------------------------------------------------------------------
@@ -91,20 +123,22 @@ class TneModel:
                 first_piece[w] = k
         win, stride = int(self.cfg["window"]) - 2, int(self.cfg["stride"])
         hidden = self.net.encoder.config.hidden_size
-        vecs = torch.zeros(len(ids), hidden)
-        best = torch.full((len(ids),), -1.0)
+        dev = self.device
+        vecs = torch.zeros(len(ids), hidden, device=dev)
+        best = torch.full((len(ids),), -1.0, device=dev)
         starts = list(range(0, max(1, len(ids) - win) + 1, stride))
         if starts[-1] + win < len(ids):
             starts.append(len(ids) - win)
         for s in starts:
             chunk = ids[s:s + win]
-            inp = torch.tensor([[self.tok.cls_token_id, *chunk, self.tok.sep_token_id]])
+            inp = torch.tensor([[self.tok.cls_token_id, *chunk, self.tok.sep_token_id]],
+                               device=dev)
             out = self.net.encoder(input_ids=inp,
                                    attention_mask=torch.ones_like(inp)).last_hidden_state[0, 1:-1]
-            centre = torch.arange(len(chunk), dtype=torch.float)
+            centre = torch.arange(len(chunk), dtype=torch.float, device=dev)
             centrality = torch.minimum(centre, len(chunk) - 1 - centre)
             take = centrality > best[s:s + len(chunk)]
-            idx = torch.arange(s, s + len(chunk))[take]
+            idx = torch.arange(s, s + len(chunk), device=dev)[take]
             vecs = vecs.index_copy(0, idx, out[take])
             best[idx] = centrality[take]
         return vecs[[first_piece.get(w, 0) for w in range(len(words))]]
@@ -128,7 +162,7 @@ class TneModel:
 
         n = len(doc.nps)
         pos = doc.np_index()
-        t = torch.zeros(n, n, N_LABELS)
+        t = torch.zeros(n, n, N_LABELS, device=self.device)
         t[:, :, 0] = 1.0
         for (a, c), preps in (doc.relations or {}).items():
             i, j = pos[a], pos[c]
@@ -143,7 +177,7 @@ class TneModel:
         import torch
 
         n = logits.shape[0]
-        mask = ~torch.eye(n, dtype=torch.bool)
+        mask = ~torch.eye(n, dtype=torch.bool, device=logits.device)
         logits, target = logits[mask], target[mask]
         link_target = 1.0 - target[:, 0]
         weight = 1.0 + (float(self.cfg.get("pos_weight", 4.0)) - 1.0) * link_target
@@ -158,113 +192,62 @@ class TneModel:
         prep = -(target[has, 1:] * torch.log_softmax(logits[has, 1:], -1)).sum(-1).mean()
         return link + prep
 
-    def decode(self, doc: NPDocument, logits: Any) -> tuple[dict[Pair, str],
-                                                             dict[Pair, dict[str, float]]]:
+    def link_probabilities(self, logits: Any) -> tuple[Any, Any, Any, Any]:
+        """Per pair, n x n on the CPU: the link probability, the best preposition (index into
+        PREPOSITIONS), its probability (coupled: of that class; decoupled: among prepositions),
+        and the argmax decision."""
         import torch
 
-        ids = [n.id for n in doc.nps]
-        rel: dict[Pair, str] = {}
-        scores: dict[Pair, dict[str, float]] = {}
+        logits = logits.float().cpu()
         if self.cfg["head"] == "coupled":
             probs = torch.softmax(logits, -1)
             link_p = 1.0 - probs[:, :, 0]
             prep_p = probs[:, :, 1:]
+            argmax_link = probs.argmax(-1) != 0
         else:
             link_p = torch.sigmoid(logits[:, :, 0])
             prep_p = torch.softmax(logits[:, :, 1:], -1)
-        best = prep_p.argmax(-1)
+            argmax_link = link_p > 0.5
+        best_p, best = prep_p.max(-1)
+        return link_p, best + 1, best_p, argmax_link
+
+    def linked(self, link_p: Any, argmax_link: Any, threshold: float | None = None) -> Any:
+        """Which pairs are linked: ``link_p >= threshold``, or the argmax rule when there is
+        no threshold (coupled: a preposition beats no-relation; decoupled: p > 0.5)."""
+        t = self.cfg.get("link_threshold") if threshold is None else threshold
+        return argmax_link if t is None else link_p >= float(t)
+
+    def decode(self, doc: NPDocument, logits: Any) -> tuple[dict[Pair, str],
+                                                             dict[Pair, dict[str, float]]]:
+        ids = [n.id for n in doc.nps]
+        link_p, best, best_p, argmax_link = self.link_probabilities(logits)
+        linked = self.linked(link_p, argmax_link).tolist()
+        link_l, best_l, best_pl = link_p.tolist(), best.tolist(), best_p.tolist()
+        rel: dict[Pair, str] = {}
+        scores: dict[Pair, dict[str, float]] = {}
         for i, a in enumerate(ids):
             for j, c in enumerate(ids):
                 if i == j:
                     continue
-                p = PREPOSITIONS[1 + int(best[i, j])]
-                scores[(a, c)] = {"no-relation": float(1 - link_p[i, j]),
-                                  p: float(prep_p[i, j, int(best[i, j])])}
-                if self.cfg["head"] == "coupled":
-                    if int(probs[i, j].argmax()) != 0:
-                        rel[(a, c)] = PREPOSITIONS[int(probs[i, j].argmax())]
-                elif float(link_p[i, j]) > 0.5:
+                p = PREPOSITIONS[best_l[i][j]]
+                scores[(a, c)] = {"no-relation": 1.0 - link_l[i][j], p: best_pl[i][j]}
+                if linked[i][j]:
                     rel[(a, c)] = p
         return rel, scores
 
-    def predict(self, docs: Sequence[NPDocument], *, progress: bool = False
-                ) -> list[tuple[dict[Pair, str], dict[Pair, dict[str, float]]]]:
+    def logits_all(self, docs: Sequence[NPDocument], *, progress: bool = False,
+                   desc: str = "tne predict") -> list[Any]:
+        """Pair logits of every document (None for documents with fewer than two NPs)."""
         import torch
 
         out = []
         self.net.eval()
         with torch.inference_mode():
-            for doc in tqdm(docs, desc="tne predict", disable=not progress, unit="doc"):
-                out.append(self.decode(doc, self.pair_logits(doc)) if len(doc.nps) > 1
-                           else ({}, {}))
+            for doc in tqdm(docs, desc=desc, disable=not progress, unit="doc"):
+                out.append(self.pair_logits(doc).cpu() if len(doc.nps) > 1 else None)
         return out
 
-
-def train_tne(train: Sequence[NPDocument], dev: Sequence[NPDocument], out: Path, *,
-              head: str = "coupled", epochs: int = 3, lr: float = 5e-5, head_lr: float = 1e-3,
-              pos_weight: float = 4.0, seed: int = 13, resume: bool = False,
-              max_docs: int | None = None, progress: bool = True) -> dict[str, Any]:
-    import torch
-
-    from refbench.tasks.tne.metrics import evaluate_tne
-    from refbench.tasks.tne.predictions import TnePrediction
-
-    train = [d for d in train if d.relations is not None and len(d.nps) > 1]
-    if not train:
-        raise RefbenchError("no labelled training documents")
-    out.mkdir(parents=True, exist_ok=True)
-    random.seed(seed)
-    torch.manual_seed(seed)
-    model = TneModel(None, head=head, seed=seed)
-    model.cfg["pos_weight"] = pos_weight
-    enc_params = list(model.net.encoder.parameters())
-    other = [p for n, p in model.net.named_parameters() if not n.startswith("encoder.")]
-    optim = torch.optim.AdamW([{"params": enc_params, "lr": lr},
-                               {"params": other, "lr": head_lr}], weight_decay=0.01)
-    state: dict[str, Any] = {"epoch": 0, "best": -1.0, "log": []}
-    ckpt = out / "checkpoint.pt"
-    if resume and ckpt.is_file():
-        saved = torch.load(ckpt, map_location="cpu", weights_only=False)
-        model.net.load_state_dict(saved["model"])
-        optim.load_state_dict(saved["optim"])
-        state = saved["state"]
-    cfg = {**model.cfg, "epochs": epochs, "lr": lr, "head_lr": head_lr, "n_train": len(train),
-           "n_dev": len(dev)}
-    started = time.perf_counter()
-    for epoch in range(state["epoch"], epochs):
-        model.net.train()
-        order = list(range(len(train)))
-        random.Random(seed + epoch).shuffle(order)
-        if max_docs:
-            order = order[:max_docs]
-        bar = tqdm(order, desc=f"tne epoch {epoch + 1}/{epochs}", disable=not progress,
-                   unit="doc")
-        running = 0.0
-        for k, i in enumerate(bar):
-            doc = train[i]
-            loss = model.loss(model.pair_logits(doc), model.targets(doc))
-            optim.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.net.parameters(), 1.0)
-            optim.step()
-            value = float(loss.detach())
-            running = 0.95 * running + 0.05 * value if k else value
-            bar.set_postfix(loss=f"{running:.4f}")
-        dev_f1 = 0.0
-        if dev:
-            preds = model.predict(dev)
-            r = evaluate_tne(dev, {d.id: TnePrediction(d.id, rel) for d, (rel, _) in
-                                   zip(dev, preds, strict=True)})
-            dev_f1 = r["labeled_f1"]
-        state["log"].append({"epoch": epoch + 1, "dev_labeled_f1": dev_f1, "loss": running,
-                             "seconds": round(time.perf_counter() - started, 1)})
-        if dev_f1 >= state["best"]:
-            state["best"] = dev_f1
-            torch_save_atomic(model.net.state_dict(), out / "model.pt")
-        state["epoch"] = epoch + 1
-        torch_save_atomic({"model": model.net.state_dict(), "optim": optim.state_dict(),
-                           "state": state}, ckpt)
-        write_text_atomic(out / "config.json", json.dumps(
-            {**cfg, "best_dev_labeled_f1": state["best"], "epochs_done": state["epoch"],
-             "log": state["log"]}, indent=2) + "\n")
-    return json.loads((out / "config.json").read_text())
+    def predict(self, docs: Sequence[NPDocument], *, progress: bool = False
+                ) -> list[tuple[dict[Pair, str], dict[Pair, dict[str, float]]]]:
+        return [self.decode(doc, lg) if lg is not None else ({}, {})
+                for doc, lg in zip(docs, self.logits_all(docs, progress=progress), strict=True)]

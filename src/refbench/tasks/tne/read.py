@@ -175,7 +175,8 @@ def document_from_json(obj: Any, *, path: Path | str = "<json>", line: int = 0) 
     clusters = []
     for c in doc.records("coref", []):
         members = tuple(c.strings("members"))
-        clusters.append((c.text("id"), members, str(c.raw("np_type", None) or "standard")))
+        # np_type is null throughout the train release: "unknown", not a guessed type
+        clusters.append((c.text("id"), members, str(c.raw("np_type", None) or "unknown")))
     metadata = doc.raw("metadata", None) or {}
     if not isinstance(metadata, dict):
         raise doc.where.error("field 'metadata': expected an object")
