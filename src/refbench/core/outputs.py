@@ -280,7 +280,10 @@ def torch_save_atomic(obj: Any, path: str | Path) -> None:
 
     with atomic_path(path) as tmp:
         try:
-            torch.save(obj, tmp)
+            # Into a file object, not a path: torch names the archive's records after the path
+            # (the random temporary name), so the same weights would give different bytes.
+            with open(tmp, "wb") as fh:
+                torch.save(obj, fh)
         except OSError as exc:
             raise output_error(exc, path) from None
 
