@@ -213,8 +213,8 @@ def test_failed_atomic_writes_leave_no_temporary_file(tmp_path: Path,
     target = tmp_path / "model.pt"
     target.write_bytes(b"the good checkpoint")
 
-    def half_save(obj: Any, path: Any) -> None:
-        Path(path).write_bytes(b"half")
+    def half_save(obj: Any, f: Any) -> None:  # torch.save into the open temporary file
+        f.write(b"half")
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(torch, "save", half_save)
