@@ -19,7 +19,7 @@ from pathlib import Path
 
 from refbench.core.errors import RefbenchError
 from refbench.core.inputs import format_name
-from refbench.core.invalid import InvalidInstances, reject
+from refbench.core.invalid import InvalidInstances, parse_each, reject
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
 from refbench.formats.e2e_jsonlines import read_jsonlines
@@ -138,21 +138,12 @@ def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None
     p = Path(path)
     name = format_name(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
-        for doc in read_conll(p, on_invalid=on_invalid):
-            try:
-                item = gold_from_conll_doc(doc, path=p)
-            except RefbenchError as exc:
-                reject(on_invalid, exc, item=doc.doc_id)
-                continue
-            yield item
+        yield from parse_each(((d.doc_id, d) for d in read_conll(p, on_invalid=on_invalid)),
+                              lambda d: gold_from_conll_doc(d, path=p), on_invalid)
     elif name.endswith(".jsonlines"):
-        for jdoc in read_jsonlines(p, on_invalid=on_invalid):
-            try:
-                item = gold_from_conll_doc(jdoc.to_conll_document(path=p), path=p)
-            except RefbenchError as exc:
-                reject(on_invalid, exc, item=jdoc.doc_key)
-                continue
-            yield item
+        yield from parse_each(
+            ((d.doc_key, d) for d in read_jsonlines(p, on_invalid=on_invalid)),
+            lambda d: gold_from_conll_doc(d.to_conll_document(path=p), path=p), on_invalid)
     elif name.endswith(".jsonl"):
         for inst in read_native(p, on_invalid=on_invalid):
             words = [w for s in inst.sentences for w, _ in s.tokens]
