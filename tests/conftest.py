@@ -45,7 +45,7 @@ def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from refbench.models.encoder import minilm_path
+    from refbench.nlp.encoder import minilm_path
 
     out = tmp_path_factory.mktemp("tiny-encoder")
     tok = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)

@@ -34,7 +34,7 @@ def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from refbench.models.encoder import minilm_path
+    from refbench.nlp.encoder import minilm_path
 
     out = tmp_path_factory.mktemp("tiny-lm")
     tok = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)

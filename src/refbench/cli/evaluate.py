@@ -71,10 +71,11 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     from refbench.core.invalid import InvalidInstances
     from refbench.core.registry import TASKS
     from refbench.report.text import result_text
+    from refbench.tasks.base import Task, get_task
     from refbench.tasks.scoring import evaluate_predictions
 
     task = TASKS.canonical(task)
-    if plot is not None and task != "tne":
+    if plot is not None and type(get_task(task)).plot_result is Task.plot_result:
         raise UsageError("--plot draws the TNE confusion heat-map; for other tasks use "
                          "refbench evaluate --out R.json, then refbench report R.json --plot")
     reader: dict[str, Any] = {}
@@ -93,10 +94,8 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         if invalid:
             result.setdefault("warnings", []).append(invalid.summary())
     if plot is not None:
-        from refbench.report.plots import plot_tne_confusion
-
-        plot_tne_confusion(result, plot, title=f"TNE preposition confusion: {result['system']} "
-                           f"on {Path(str(gold)).name} (rows sum to 1)")
+        get_task(task).plot_result(result, plot,
+                                   title=f"{result['system']} on {Path(str(gold)).name}")
         click.echo(f"plot: {plot}", err=True)
     if out is not None:
         _write_result(result, out, gold=gold, preds=preds)

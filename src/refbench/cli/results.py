@@ -43,7 +43,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     if not rows:
         click.echo(f"no runs in {path}" + (" matching" if task or tag else ""))
         return
-    from refbench.report.tables import data_label
+    from refbench.tasks.result_text import data_label
 
     header = ["id", "created (UTC)", "system", "task", "data", "split", "n", "accuracy",
               "output folder", "tags"]

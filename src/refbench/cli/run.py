@@ -76,7 +76,7 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
     if data.is_dir():
         result = run_suite(spec, data, out, split=split, model_options=options, store=st,
                            progress=not quiet and not as_json, system=system,
-                           on_invalid=invalid)
+                           on_invalid=invalid, task=task)
         _warn_skipped(invalid)
         if as_json:
             print_json(result)

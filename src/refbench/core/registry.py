@@ -128,20 +128,24 @@ RESOURCE_LAYOUTS = Registry(
     ],
 )
 
+_T = "refbench.tasks"
+
+# One line per benchmark: its folder's task.py holds TASK, a refbench.tasks.base.Task that every
+# layer asks what it needs (formats, metrics, tables, web pages, study kinds).
 TASKS = Registry(
     "task",
     [
-        Entry("kitmus", "refbench.tasks.kitmus.evaluate:evaluate_files",
+        Entry("kitmus", f"{_T}.kitmus.task:TASK",
               "KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices, intervals"),
-        Entry("gap", "refbench.tasks.gap.score:score_gap",
+        Entry("gap", f"{_T}.gap.task:TASK",
               "GAP: the official gap_scorer metrics, plus singular they and neopronouns"),
-        Entry("knowref", "refbench.tasks.knowref.read:read_knowref_json",
+        Entry("knowref", f"{_T}.knowref.task:TASK",
               "KnowRef: knowref_test.json (bracketed pronoun) and substitution TSVs; accuracy"),
-        Entry("winograd", "refbench.tasks.winograd.read:read_winograd",
+        Entry("winograd", f"{_T}.winograd.task:TASK",
               "Winograd-style JSONL (WSC273, WinoGrande): blank and two options; accuracy"),
-        Entry("altentities", "refbench.tasks.altentities.read:read_altentities",
+        Entry("altentities", f"{_T}.altentities.task:TASK",
               "AltEntities: indirect expressions choosing between two entities; accuracy"),
-        Entry("tne", "refbench.tasks.tne.metrics:evaluate_tne",
+        Entry("tne", f"{_T}.tne.task:TASK",
               "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"),
     ],
 )

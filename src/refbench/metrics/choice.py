@@ -9,19 +9,11 @@ wrong. All figures are fractions in [0, 1].
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from refbench.core.types import ChoiceInstance
 from refbench.metrics.bootstrap import accuracy_stat, bootstrap_cis
-
-SLICE_KEYS = {
-    "kitmus": ("pronoun", "answer_position", "n_entities", "variant"),
-    "gap": ("pronoun",),
-    "knowref": ("pronoun",),
-    "winograd": ("source",),
-    "altentities": ("domain", "sampling_method", "input_type"),
-}
 
 Pair = tuple[int | None, int | None]
 
@@ -35,9 +27,13 @@ def accuracy(pairs: Sequence[Pair]) -> float | None:
 def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
                    answers: Sequence[int | None], *,
                    answers_norm: Sequence[int | None] | None = None,
-                   bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Accuracy (and length-normalised accuracy), a seeded 95% interval, and slices by the
-    task's metadata keys."""
+                   bootstrap: int = 1000, seed: int = 0,
+                   slices: Callable[[ChoiceInstance], dict[str, Any]] | None = None
+                   ) -> dict[str, Any]:
+    """Accuracy (and length-normalised accuracy), a seeded 95% interval, and slices: accuracy
+    by each value ``slices(instance)`` gives (the task's
+    :meth:`~refbench.tasks.base.Task.slices`; ``None`` values are left out). ``task`` is only
+    recorded; :func:`refbench.tasks.metrics.task_choice_metrics` fills in the task's hooks."""
     pairs = [(a, i.gold) for i, a in zip(instances, answers, strict=True)]
     out: dict[str, Any] = {
         "task": task, "n": len(instances),
@@ -53,16 +49,12 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
         lo, hi = bootstrap_cis({"correct": correct}, {"accuracy": accuracy_stat},
                                resamples=bootstrap, seed=seed)["accuracy"]
         out["ci95"] = {"accuracy": [lo, hi], "resamples": bootstrap, "seed": seed}
-    slices: dict[str, dict[str, list[Pair]]] = defaultdict(lambda: defaultdict(list))
+    by: dict[str, dict[str, list[Pair]]] = defaultdict(lambda: defaultdict(list))
     for inst, pair in zip(instances, pairs, strict=True):
-        for key in SLICE_KEYS.get(task, ()):
-            value = inst.metadata.get(key)
+        for key, value in (slices(inst) if slices else {}).items():
             if value is not None:
-                slices[key][str(value)].append(pair)
+                by[key][str(value)].append(pair)
     out["slices"] = {k: {v: {"n": len(p), "accuracy": accuracy(p)}
                          for v, p in sorted(vals.items())}
-                     for k, vals in sorted(slices.items())}
-    if task == "altentities":
-        out["truncated_instances"] = sum(int(i.metadata.get("truncated", 0)) > 0
-                                         for i in instances)
+                     for k, vals in sorted(by.items())}
     return out

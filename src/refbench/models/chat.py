@@ -103,7 +103,7 @@ class ChatModel(ChoiceModel):
         self.retries = int(self.option("retries"))
         self.timeout = float(self.option("timeout"))
         self.backoff = float(self.option("backoff"))
-        from refbench.runs.store import default_store_path
+        from refbench.core.store_paths import default_store_path
 
         cache = self.option("cache") or default_store_path().with_name("chat-cache.sqlite")
         self.cache = _Cache(Path(cache))

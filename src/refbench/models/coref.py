@@ -29,7 +29,9 @@ class CorefOutputModel(ChoiceModel):
         return {"name": self.name, "output": file_fingerprint(str(self.argument))}
 
     def prepare(self, data_path: str | Path | None, task: str) -> None:
-        if task != "kitmus" or data_path is None:
+        from refbench.tasks.base import get_task
+
+        if not get_task(task).cluster_gold or data_path is None:
             raise UsageError("coref-output runs on KITMUS-style gold (CoNLL, native JSONL or GAP)")
         self.gold = {g.doc_id: g for g in read_gold(data_path)}
 

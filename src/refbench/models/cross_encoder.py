@@ -49,17 +49,17 @@ from refbench.core.errors import RefbenchError
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
-from refbench.models.encoder import (
-    SentenceEncoder,
-    mean_pool,
-    minilm_path,
-    quiet_transformers,
-)
 from refbench.models.text import (
     candidate_evidence,
     content_words,
     description_sentences,
     marked_expression_sentence,
+)
+from refbench.nlp.encoder import (
+    SentenceEncoder,
+    mean_pool,
+    minilm_path,
+    quiet_transformers,
 )
 
 HEADS = ("joint", "binary")

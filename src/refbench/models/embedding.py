@@ -10,8 +10,8 @@ from typing import Any
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax
-from refbench.models.encoder import SentenceEncoder, minilm_path
 from refbench.models.text import candidate_evidence, marked_expression_sentence
+from refbench.nlp.encoder import SentenceEncoder, minilm_path
 
 
 class EmbeddingModel(ChoiceModel):

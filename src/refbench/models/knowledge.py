@@ -40,7 +40,7 @@ class KnowledgeMatchModel(ChoiceModel):
 
     def _similarity(self, query: str, options: list[str]) -> list[float]:
         if self._encoder is None:
-            from refbench.models.encoder import SentenceEncoder
+            from refbench.nlp.encoder import SentenceEncoder
 
             self._encoder = SentenceEncoder()
         return self._encoder.similarity(query, options)

@@ -29,7 +29,7 @@ from refbench.core.errors import RefbenchError
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
-from refbench.models.encoder import quiet_transformers
+from refbench.nlp.encoder import quiet_transformers
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 

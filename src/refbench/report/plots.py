@@ -1,5 +1,7 @@
-"""Figures for papers: KITMUS accuracy against the number of entities (one panel per variant),
-headline figures of other tasks as grouped bars, and the TNE preposition confusion heat-map.
+"""Figures for papers: headline figures of every task as grouped bars (a task may draw its own
+figure instead: :meth:`refbench.tasks.base.Task.plot`, KITMUS accuracy against entities),; the
+figure of one result (TNE: preposition confusion) is the task's
+:meth:`~refbench.tasks.base.Task.plot_result`.
 
 Every system keeps one colour in every panel, one legend covers all systems and the chance
 level, titles name the metric and the split, and error bars are the 95% intervals the scorers
@@ -12,82 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.report.tables import (
-    CHANCE,
-    HEADLINE,
-    TASK_TITLES,
-    Cell,
-    data_label,
-    metric_label,
-)
+from refbench.core.figures import colours as _colours
+from refbench.core.figures import pyplot as _pyplot
+from refbench.core.figures import save_figure
+from refbench.core.table import metric_label
+from refbench.report.tables import headline, task_title
+from refbench.tasks.result_text import data_label
 
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _colours(systems: Sequence[str]) -> dict[str, Any]:
-    plt = _pyplot()
-    cmap = plt.get_cmap("tab10" if len(systems) <= 10 else "tab20")
-    return {s: cmap(i % cmap.N) for i, s in enumerate(systems)}
-
-
-def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, *,
-                  metric: str = "pronoun_accuracy", split: str | None = None) -> None:
-    from refbench.tasks.kitmus.suite_eval import variant_order
-
-    plt = _pyplot()
-    variants = sorted({c.variant for c in cells}, key=lambda v: (variant_order(v), v))
-    systems = list(dict.fromkeys(c.system for c in cells))
-    colours = _colours(systems)
-    ns = sorted({c.n_entities for c in cells})
-    ncols = min(4, len(variants))
-    nrows = (len(variants) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows + 0.9),
-                             squeeze=False, sharey=True)
-    handles: dict[str, Any] = {}
-    offsets = {s: (i - (len(systems) - 1) / 2) * 0.06 for i, s in enumerate(systems)}
-    for ax, variant in zip(axes.flat, variants, strict=False):
-        for system in systems:
-            pts = sorted((c.n_entities, c.value, c.ci) for c in cells
-                         if c.variant == variant and c.system == system)
-            if not pts:
-                continue
-            xs = [n + offsets[system] for n, _, _ in pts]
-            ys = [v for _, v, _ in pts]
-            lo = [v - ci[0] if ci else 0.0 for _, v, ci in pts]
-            hi = [ci[1] - v if ci else 0.0 for _, v, ci in pts]
-            handles[system] = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4,
-                                          capsize=3, color=colours[system], label=system)
-        rnd = sorted((int(k.split("|")[1]), v) for k, v in random.items()
-                     if k.split("|")[0] == variant)
-        if rnd:
-            handles[CHANCE] = ax.plot([n for n, _ in rnd], [v for _, v in rnd],
-                                      linestyle="--", color="grey", label=CHANCE)[0]
-        ax.set_title(variant, fontsize=9)
-        ax.set_xlabel("entities")
-        ax.set_xticks(ns)
-        ax.set_ylim(-0.02, 1.05)
-        ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(variants):]:
-        ax.set_visible(False)
-    for row in axes:
-        row[0].set_ylabel(metric_label(metric))
-    title = f"KITMUS: {metric_label(metric).lower()} by number of entities"
-    if split:
-        title += f" ({split} split)"
-    has_ci = any(c.ci for c in cells)
-    fig.suptitle(title + ("\nerror bars: 95% bootstrap intervals over instances" if has_ci
-                          else "\n(no intervals recorded in these results)"), fontsize=11)
-    fig.legend(list(handles.values()), list(handles), loc="lower center",
-               ncol=min(len(handles), 4), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.06 + 0.03 * ((len(handles) - 1) // 4), 1, 0.97))
-    save_figure(fig, out, dpi=130)
+__all__ = ["plot_results", "save_figure"]
 
 
 def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
@@ -103,7 +37,7 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows + 0.9),
                              squeeze=False)
     for ax, task in zip(axes.flat, tasks, strict=False):
-        key = metric or HEADLINE.get(task, ("accuracy",))[0]
+        key = metric or headline(task)[0]
         rows = [r for r in results if str(r.get("task")) == task
                 and isinstance(r.get(key), int | float)]
         sets = list(dict.fromkeys((data_label(r.get("data") or r.get("gold")),
@@ -123,7 +57,7 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
         ax.set_xlim(-0.6, len(sets) - 0.4)
         ax.set_ylabel(metric_label(key))
         ax.set_ylim(0, 1.05)
-        ax.set_title(f"{TASK_TITLES.get(task, task)}: {metric_label(key)}",
+        ax.set_title(f"{task_title(task)}: {metric_label(key)}",
                      fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(tasks):]:
@@ -135,54 +69,3 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
                  "where recorded", fontsize=10)
     fig.tight_layout(rect=(0, 0.07 + 0.03 * ((len(systems) - 1) // 5), 1, 0.97))
     save_figure(fig, out, dpi=130)
-
-
-def plot_tne_confusion(result: dict[str, Any], out: str | Path, *,
-                       title: str | None = None) -> None:
-    """Row-normalised preposition confusion on the gold links a system found."""
-    import numpy as np
-
-    from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS
-
-    plt = _pyplot()
-    labels = list(PREPOSITIONS)
-    m = np.zeros((len(labels), len(labels)))
-    for gp, row in result["confusion"].items():
-        for pp, n in row.items():
-            m[PREP_ID[gp], PREP_ID[pp]] = n
-    rows = m.sum(1, keepdims=True)
-    norm = np.divide(m, rows, out=np.zeros_like(m), where=rows > 0)
-    fig, ax = plt.subplots(figsize=(10, 9))
-    im = ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    ax.set_xlabel("predicted preposition (no-relation: the link was missed)")
-    ax.set_ylabel("gold preposition, the pair's first (no-relation: not a gold link)")
-    ax.set_title(title or "TNE preposition confusion (rows sum to 1)")
-    bar = fig.colorbar(im, ax=ax, fraction=0.04)
-    bar.set_label("share of the row's NP pairs")
-    fig.tight_layout()
-    save_figure(fig, out)
-
-
-def save_figure(fig: Any, out: str | Path, *, dpi: int = 110) -> None:
-    """Write the figure atomically (see :func:`refbench.core.io.atomic_path`), then close it;
-    the image format comes from the file name's extension."""
-    from refbench.core.errors import OutputError
-    from refbench.core.io import atomic_path, output_error
-
-    plt = _pyplot()
-    out = Path(out)
-    formats = fig.canvas.get_supported_filetypes()
-    try:
-        if out.suffix.lower().lstrip(".") not in formats:
-            raise OutputError(f"cannot draw a {out.suffix or 'extension-less'} file; name it "
-                              f".png, .pdf or .svg (supported: {', '.join(sorted(formats))})",
-                              path=out)
-        with atomic_path(out) as tmp:
-            try:
-                fig.savefig(tmp, dpi=dpi)
-            except OSError as exc:
-                raise output_error(exc, out) from None
-    finally:
-        plt.close(fig)

@@ -15,27 +15,17 @@ import html
 import io
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from refbench import __version__
 from refbench.core.errors import UsageError
+from refbench.core.table import Table
+
+__all__ = ["FORMATS", "Table", "aligned_text", "render_tables"]
 
 FORMATS = ("md", "latex", "html", "csv")
 TIDY_COLUMNS = ("task", "system", "kind", "data", "split", "variant", "n_entities", "metric",
                 "value", "std", "n_runs", "n", "ci_low", "ci_high", "model")
-
-
-@dataclass
-class Table:
-    title: str
-    header: list[str]
-    rows: list[list[str]]
-    groups: list[tuple[str, int]] = field(default_factory=list)  # spans over header columns
-    rule_before: set[int] = field(default_factory=set)  # row indices after a rule
-    notes: list[str] = field(default_factory=list)
-    tidy: list[dict[str, Any]] = field(default_factory=list)
-    label: str = "tab:refbench"
 
 
 def render_tables(tables: Sequence[Table], fmt: str, *, standalone: bool = False) -> str:

@@ -1,6 +1,7 @@
 """From loaded results to the tables and plot of ``refbench report`` (the web app calls the same
-functions): KITMUS results become the paper's variant x entities table, everything else the
-per-data-set table."""
+functions): each task's results in the layout the task asks for
+(:meth:`refbench.tasks.base.Task.report_tables`; KITMUS: the paper's variant x entities table),
+everything else in the shared per-data-set table."""
 
 from __future__ import annotations
 
@@ -8,38 +9,34 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
-from refbench.report.render import Table, render_tables
-from refbench.report.tables import KITMUS_METRICS, generic_tables, kitmus_cells, kitmus_table
+from refbench.core.table import Table
+from refbench.report.render import render_tables
+from refbench.report.tables import generic_tables
+from refbench.tasks.base import Task, find_task
 
 
-def _split(results: Sequence[dict[str, Any]]) -> str | None:
-    splits = {r.get("split") for r in results if r.get("task") == "kitmus"}
-    return splits.pop() if len(splits) == 1 else None
+def _own_layouts(results: Sequence[dict[str, Any]]
+                 ) -> tuple[list[tuple[Task, list[dict[str, Any]]]], list[dict[str, Any]]]:
+    """(task, its results) for the tasks with a layout of their own, in the order the tasks
+    first appear, and the remaining results."""
+    own: dict[str, tuple[Task, list[dict[str, Any]]]] = {}
+    shared = []
+    for r in results:
+        name = str(r.get("task"))
+        task = find_task(name)
+        if task is not None and type(task).report_tables is not Task.report_tables:
+            own.setdefault(name, (task, []))[1].append(r)
+        else:
+            shared.append(r)
+    return list(own.values()), shared
 
 
 def tables_for(results: Sequence[dict[str, Any]], *, metric: str | None = None,
                ci: bool = False) -> list[Table]:
-    kitmus = [r for r in results if r.get("task") == "kitmus"]
-    others = [r for r in results if r.get("task") != "kitmus"]
-    tables = []
-    if kitmus:
-        km_metric = metric or "pronoun_accuracy"
-        cells, chance = kitmus_cells(kitmus, km_metric)
-        table = kitmus_table(cells, chance, metric=km_metric, split=_split(kitmus), ci=ci)
-        if metric is None:  # the tidy records carry every metric the results have
-            extra = []
-            for other in KITMUS_METRICS[1:]:
-                try:
-                    more, _ = kitmus_cells(kitmus, other)
-                except RefbenchError:  # not in every result (e.g. no decisions)
-                    continue
-                extra += [t for t in kitmus_table(more, chance, metric=other,
-                                                  split=_split(kitmus)).tidy
-                          if t["kind"] == "system"]
-            first = [t for t in table.tidy if t["kind"] == "system"]
-            table.tidy = first + extra + [t for t in table.tidy if t["kind"] != "system"]
-        tables.append(table)
+    own, others = _own_layouts(results)
+    tables: list[Table] = []
+    for task, rs in own:
+        tables += task.report_tables(rs, metric=metric, ci=ci) or []
     if others:
         tables += generic_tables(others, metric=metric, ci=ci)
     return tables
@@ -52,13 +49,13 @@ def build_tables(results: Sequence[dict[str, Any]], *, fmt: str = "md",
 
 def draw_plot(results: Sequence[dict[str, Any]], out: str | Path, *,
               metric: str | None = None) -> None:
-    """KITMUS results: accuracy against entities per variant; otherwise grouped bars."""
-    from refbench.report.plots import plot_entities, plot_results
+    """The figure of the first task (in result order) that draws its own (KITMUS: accuracy
+    against entities per variant), else grouped bars of every result."""
+    from refbench.report.plots import plot_results
 
-    kitmus = [r for r in results if r.get("task") == "kitmus"]
-    if kitmus:
-        km_metric = metric or "pronoun_accuracy"
-        cells, chance = kitmus_cells(kitmus, km_metric)
-        plot_entities(cells, chance, out, metric=km_metric, split=_split(kitmus))
-    else:
-        plot_results(results, out, metric=metric)
+    for name in dict.fromkeys(str(r.get("task")) for r in results):
+        task = find_task(name)
+        mine = [r for r in results if r.get("task") == name]
+        if task is not None and task.plot(mine, Path(out), metric=metric):
+            return
+    plot_results(results, out, metric=metric)

@@ -14,12 +14,19 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
+from refbench.tasks.base import Task, all_tasks, find_task
 from refbench.tasks.choices import infer_split
+
+
+def folder_result_files() -> list[str]:
+    """The combined-result files folder runs write (KITMUS: ``suite-results.json``)."""
+    return list(dict.fromkeys(t.directory_result_file for t in all_tasks()
+                              if type(t).directory_result is not Task.directory_result))
 
 
 def _result_file(p: Path) -> Path:
     if p.is_dir():
-        for name in ("suite-results.json", "metrics.json"):
+        for name in (*folder_result_files(), "metrics.json"):
             if (p / name).is_file():
                 return p / name
         raise RefbenchError("is a folder without suite-results.json or metrics.json (refbench "
@@ -49,38 +56,13 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     return out
 
 
-_FIGURES = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antecedent_recall",
-            "task_specific_accuracy")
-
-
 def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
-    """The fields a table reads, checked once: a KITMUS suite result's cells, and every cell's
-    system, variant, entity count and figures (numbers or null)."""
-    rec = Record(data, Where(path))
-    rec.string("task")
-    if data.get("task") != "kitmus":
-        return
-    suite = data.get("mode") == "suite"
-    cells = rec.records("cells") if suite else [rec]
-    for c in cells:
-        if suite:
-            c.string("system")
-        else:
-            c.string("system", None)
-        c.string("variant", None)
-        c.integer("n_entities", None, min=1)
-        c.integer("n_runs", None, min=1)
-        c.integer("n", None, min=0)
-        c.raw("pronoun_accuracy")
-        for key, value in c.obj.items():
-            if (key in _FIGURES or key.endswith("_std")) and value is not None:
-                c.number(key)
-    if suite:
-        baseline = rec.record("random_baseline", None)
-        for key in baseline.obj if baseline else ():
-            baseline.number(key)
-    elif rec.has("variant"):
-        rec.record("random_baseline").number("pronoun_accuracy")
+    """The fields a table reads, checked once: the task name, then what the task's own layout
+    reads (:meth:`refbench.tasks.base.Task.check_result`)."""
+    Record(data, Where(path)).string("task")
+    task = find_task(str(data["task"]))
+    if task is not None:
+        task.check_result(data, path)
 
 
 def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | None = None,

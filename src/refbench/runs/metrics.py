@@ -1,8 +1,8 @@
 """Metrics of a choice run: accuracy (and acc_norm), slices, and each task's own scorer.
 
-The definitions are the ones ``refbench evaluate`` uses (:mod:`refbench.metrics.choice` and the
-tasks' scorers), applied to the model's outputs, so evaluating a run's ``predictions.jsonl``
-afterwards gives the same figures.
+The definitions are the ones ``refbench evaluate`` uses (:mod:`refbench.tasks.metrics` and the
+tasks' scorers, :meth:`refbench.tasks.base.Task.run_metrics`), applied to the model's outputs,
+so evaluating a run's ``predictions.jsonl`` afterwards gives the same figures.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.types import ChoiceInstance
-from refbench.metrics import choice
 from refbench.models.base import ModelOutput
-
-SLICE_KEYS = choice.SLICE_KEYS
+from refbench.tasks.base import get_task
+from refbench.tasks.metrics import task_choice_metrics
 
 
 def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
@@ -23,14 +22,10 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
                    seed: int = 0) -> dict[str, Any]:
     norm = [o.extra["answer_norm"] for o in outputs] \
         if outputs and all("answer_norm" in o.extra for o in outputs) else None
-    out = choice.choice_metrics(task, instances, [o.answer for o in outputs],
-                                answers_norm=norm, bootstrap=bootstrap, seed=seed)
-    if task == "knowref":
-        from refbench.tasks.knowref.read import absent_candidates_warning
-
-        warning = absent_candidates_warning(instances)
-        if warning:
-            out.setdefault("warnings", []).append(warning)
+    out = task_choice_metrics(task, instances, [o.answer for o in outputs],
+                              answers_norm=norm, bootstrap=bootstrap, seed=seed)
+    for warning in get_task(task).run_warnings(instances):
+        out.setdefault("warnings", []).append(warning)
     return out
 
 
@@ -42,27 +37,5 @@ def task_metrics(task: str, data: Path, predictions: Path,
     decisions); intervals merge into the run's ``ci95``. ``skip_invalid``: the run skipped
     malformed instances; the scorer reads the gold again and skips the same ones (already
     reported by the run)."""
-    from refbench.core.invalid import InvalidInstances
-
-    def again() -> InvalidInstances | None:
-        return InvalidInstances() if skip_invalid else None
-
-    if task == "kitmus":
-        from refbench.tasks.kitmus.evaluate import evaluate_files
-
-        r = evaluate_files(data, [predictions], bootstrap=1000, seed=0, on_invalid=again())
-        keys = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
-                "antecedent_recall", "task_specific_accuracy", "decisions", "ci95",
-                "random_baseline", "variant", "n_entities")
-        return {k: r[k] for k in keys}
-    if task == "gap":
-        from refbench.tasks.gap.evaluate import gap_answer_scores
-
-        return gap_answer_scores(data, instances, [o.answer for o in outputs],
-                                 pred=str(predictions), on_invalid=again())
-    if task == "knowref":
-        from refbench.tasks.knowref.metrics import evaluate_knowref
-
-        r = evaluate_knowref(data, predictions, on_invalid=again())
-        return {k: r[k] for k in ("decisions", "task_specific_accuracy", "coverage")}
-    return {}
+    return get_task(task).run_metrics(data, predictions, instances,
+                                      [o.answer for o in outputs], skip_invalid=skip_invalid)

@@ -27,7 +27,8 @@ from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
 from refbench.runs.metrics import choice_metrics, task_metrics
 from refbench.runs.store import Store, StoreError
-from refbench.tasks.choices import infer_split, infer_task, read_choices
+from refbench.tasks.base import Task, all_tasks, get_task
+from refbench.tasks.choices import infer_task, read_choices
 
 
 def _output(obj: dict[str, Any]) -> ModelOutput:
@@ -187,7 +188,7 @@ def run_model(
         on_invalid.skipped.extend(skipped.skipped)
     metrics.update({"model": spec, "system": system or spec,
                     "model_fingerprint": model.fingerprint(), "data": str(data),
-                    "split": infer_split(data), "limit": limit,
+                    "split": get_task(task).infer_split(data), "limit": limit,
                     "reader_options": dict(reader_options or {}), "n_cached": n_cached,
                     "uncached_batches": state.uncached_batches, "created": now(),
                     "out_dir": str(out), "predictions": str(pred_path)})
@@ -200,40 +201,40 @@ def run_model(
     return metrics
 
 
+def directory_task(data: Path, task: str | None = None) -> Task:
+    """The task that runs on the folder ``data`` whole (a KITMUS suite): ``task`` if given,
+    else the task that recognises the folder, else the only task that runs on folders."""
+    if task is not None:
+        return get_task(task)
+    runners = [t for t in all_tasks() if type(t).run_directory is not Task.run_directory]
+    found = [t for t in runners if t.is_run_directory(data)]
+    if found or len(runners) == 1:
+        return (found or runners)[0]
+    raise RefbenchError("not a folder of data that refbench runs on whole; give a data file",
+                        path=data)
+
+
 def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
               model_options: dict[str, Any] | None = None, store: Store | None = None,
               progress: bool = True, system: str | None = None,
-              on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
-    """Run one model on every subtask of a KITMUS suite; returns a suite result (table)."""
-    from refbench.tasks.kitmus.suite_eval import SUITE_RESULTS, find_gold
-
+              on_invalid: InvalidInstances | None = None,
+              task: str | None = None) -> dict[str, Any]:
+    """Run one model on every data file of a folder (a KITMUS suite: every subtask) and
+    combine the runs into the task's folder result (a table)."""
+    t = directory_task(suite, task)
     model = build_model(spec, model_options)
     name = system or spec
-    cells = []
-    random_row = {}
-    for (variant, n), gold in find_gold(suite, split).items():
-        m = run_model(spec, gold, out / variant / f"subtask_{n}_ents" / split, task="kitmus",
-                      store=store, progress=progress, model=model, system=name,
-                      on_invalid=on_invalid)
-        cells.append({"system": name, "variant": variant, "n_entities": n,
-                      "pronoun_accuracy": m["pronoun_accuracy"],
-                      "antecedent_f1": m["antecedent_f1"],
-                      "antecedent_precision": m["antecedent_precision"],
-                      "antecedent_recall": m["antecedent_recall"],
-                      "task_specific_accuracy": m["task_specific_accuracy"],
-                      "ci95": {k: m["ci95"][k] for k in ("pronoun_accuracy", "antecedent_f1",
-                                                         "resamples", "seed")},
-                      "n": m["n"], "n_runs": 1, "n_cached": m["n_cached"],
-                      "gold": str(gold), "predictions": m["predictions"],
-                      "run_id": m.get("run_id")})
-        random_row[f"{variant}|{n}"] = m["random_baseline"]["pronoun_accuracy"]
-    result = {"task": "kitmus", "mode": "suite", "split": split, "gold": str(suite),
-              "data": str(suite), "model": spec, "systems": [name], "cells": cells,
-              "random_baseline": random_row, "out_dir": str(out),
-              "run_ids": [c["run_id"] for c in cells if c["run_id"] is not None],
-              "n_cached": sum(c["n_cached"] for c in cells),
-              "store": str(store.path) if store else None}
+    runs = []
+    for gold, sub, labels in t.run_directory(suite, split=split):
+        m = run_model(spec, gold, out / sub, task=t.name, store=store, progress=progress,
+                      model=model, system=name, on_invalid=on_invalid)
+        runs.append((labels, m))
+    result = t.directory_result(suite, runs, split=split, model=spec, system=name)
+    result.update({"out_dir": str(out),
+                   "run_ids": [m["run_id"] for _, m in runs if m.get("run_id") is not None],
+                   "n_cached": sum(m["n_cached"] for _, m in runs),
+                   "store": str(store.path) if store else None})
     if on_invalid is not None:
         result.update(on_invalid.report())
-    write_text_atomic(out / SUITE_RESULTS, json.dumps(result, indent=2) + "\n")
+    write_text_atomic(out / t.directory_result_file, json.dumps(result, indent=2) + "\n")
     return result

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import E_OUTPUT
+from refbench.core.store_paths import default_store_path, find_store, legacy_store_path
 from refbench.runs.store_schema import (
     APPLICATION_ID,
     LIST_COLUMNS,
@@ -44,9 +45,6 @@ from refbench.runs.store_schema import (
     TABLES,
     V1_RUN_COLUMNS,
     StoreError,
-    default_store_path,
-    find_store,
-    legacy_store_path,
     schema_statements,
     store_timeout,
     translate_error,

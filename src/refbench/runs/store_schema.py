@@ -11,8 +11,6 @@ from refbench.core.errors import E_INPUT, E_OUTPUT, RefbenchError
 
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x52664231  # "Rfb1"
-STORE_DIR = ".refbench"
-STORE_NAME = "results.sqlite"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -57,29 +55,6 @@ class StoreError(RefbenchError):
                  kind: str = "other") -> None:
         super().__init__(message, code=code, path=path)
         self.kind = kind
-
-
-def legacy_store_path() -> Path:
-    """Where refbench 0.1.0 kept one store per user (shared by every checkout)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "refbench" / STORE_NAME
-
-
-def find_store(start: str | Path | None = None) -> Path | None:
-    """The nearest existing ``.refbench/results.sqlite`` in ``start`` or one of its parents."""
-    here = Path(start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / STORE_DIR / STORE_NAME
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def default_store_path() -> Path:
-    """``$REFBENCH_STORE``, else the nearest project store, else ``./.refbench/results.sqlite``."""
-    if os.environ.get("REFBENCH_STORE"):
-        return Path(os.environ["REFBENCH_STORE"])
-    return find_store() or Path(STORE_DIR) / STORE_NAME
 
 
 def store_timeout() -> float:

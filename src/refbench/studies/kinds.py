@@ -15,11 +15,13 @@ from typing import Any
 from refbench.core.errors import UsageError
 from refbench.studies.db import Item
 
-KINDS = {
-    "kitmus-validation": "refbench.studies.kitmus:KitmusValidation",
-    "altentities-collection": "refbench.studies.altentities:AltEntitiesCollection",
-    "tne-annotation": "refbench.studies.tne:TneAnnotation",
-}
+
+def study_kinds() -> dict[str, str]:
+    """Study type name -> ``"module:Class"``, as the registered tasks declare them
+    (:attr:`refbench.tasks.base.Task.study_kinds`), in registry order."""
+    from refbench.tasks.base import all_tasks
+
+    return {name: target for t in all_tasks() for name, target in t.study_kinds}
 
 
 class AnswerError(ValueError):
@@ -83,9 +85,10 @@ class SingleAnswerKind(StudyKind):
 
 
 def get_kind(name: str, meta: dict[str, Any]) -> StudyKind:
-    if name not in KINDS:
-        raise UsageError(f"unknown study type {name!r}; choose from {', '.join(KINDS)}")
-    module, _, attr = KINDS[name].partition(":")
+    kinds = study_kinds()
+    if name not in kinds:
+        raise UsageError(f"unknown study type {name!r}; choose from {', '.join(kinds)}")
+    module, _, attr = kinds[name].partition(":")
     cls = getattr(importlib.import_module(module), attr)
     kind: StudyKind = cls(meta)
     return kind

@@ -27,6 +27,7 @@ from refbench.studies.create import CreatedStudy, NewItem, check_out, write_stud
 from refbench.studies.db import Item
 from refbench.studies.kinds import AnswerError, SingleAnswerKind
 from refbench.studies.records import record_format, source_records, task_text_sibling
+from refbench.tasks.base import get_task
 
 CANT_SAY = "can't say"
 CONDITIONS = ("with-knowledge", "without-knowledge")
@@ -113,7 +114,7 @@ def _record_source(inst: ChoiceInstance, path: Path, condition: str) -> Path:
     """Where an item's exported record comes from: without the knowledge text, the suite's
     task-text-only file when there is one (what the annotators saw), else the source (a CoNLL
     source is then cut to its task text, :func:`task_text_record`)."""
-    if condition == "without-knowledge" and inst.task == "kitmus":
+    if condition == "without-knowledge" and get_task(inst.task).knowledge_first:
         return task_text_sibling(path) or path
     return path
 
@@ -129,7 +130,7 @@ def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> lis
         if inst.expression_offset is None:
             raise UsageError(f"{path}: {inst.id}: the expression does not occur in the text; a "
                              "validation study needs a pronoun (or blank) to ask about")
-        knowledge, task, start = (split_knowledge(inst) if inst.task == "kitmus"
+        knowledge, task, start = (split_knowledge(inst) if get_task(inst.task).knowledge_first
                                   else ("", inst.context, 0))
         if condition == "without-knowledge" and not knowledge:
             raise UsageError(f"{path}: {inst.id}: no knowledge text to leave out (use a KITMUS "

@@ -1,87 +1,46 @@
-"""Read any supported file into choice instances; the task is inferred from the content."""
+"""Read any supported file into choice instances; the task is inferred from the content by
+asking every registered task's :meth:`~refbench.tasks.base.Task.sniff`."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import UsageError
-from refbench.core.inputs import check_input_file, format_name, open_text, parse_json_line
+from refbench.core.inputs import check_input_file
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
+from refbench.tasks.base import FileHead, all_tasks, get_task, split_from_name, task_names
 
-CHOICE_TASKS = ("kitmus", "knowref", "gap", "winograd", "altentities")
-
-
-def _first_line(path: Path) -> str:
-    with open_text(path) as fh:
-        for line in fh:
-            if line.strip():
-                return line
-    return ""
+__all__ = ["choice_tasks", "infer_split", "infer_task", "read_choices"]
 
 
-def infer_task(path: str | Path) -> str:
+def choice_tasks() -> list[str]:
+    """The registered tasks read into choice instances (every choice model runs on them)."""
+    return task_names("choice")
+
+
+def infer_task(path: str | Path, *, kinds: Sequence[str] | None = ("choice",)) -> str:
+    """The task whose format the file is in (tasks of ``kinds`` only; None: every task),
+    asking the sniffers in ``sniff_order``; UsageError when none recognises it."""
     p = check_input_file(path, what="data file")
-    name = format_name(p)
-    if name.endswith((".v4_gold_conll", ".conll", "_conll", ".jsonlines")):
-        return "kitmus"
-    first = _first_line(p)
-    if name.endswith(".tsv"):
-        cols = first.rstrip("\r\n").split("\t")
-        if "sentence1" in cols and "candidate0" in cols:
-            return "knowref"
-        if "Pronoun" in cols:
-            return "kitmus" if "kitmus/" in _second_line(p) else "gap"
-    if name.endswith(".jsonl"):
-        obj = parse_json_line(first, path=p, number=1) if first.strip() else {}
-        if "option1" in obj:
-            return "winograd"
-        if "entities" in obj and "sentences" in obj:
-            return "kitmus"
-    if name.endswith(".json"):
-        head = first.lstrip()
-        if "sentence_with_pronoun" in _peek(p):
-            return "knowref"
-        if head.startswith("[") and '"choices"' in _peek(p):
-            return "altentities"
+    head = FileHead(p)
+    tasks = [t for t in all_tasks() if kinds is None or t.kind in kinds]
+    for task in sorted(tasks, key=lambda t: t.sniff_order):  # stable: registry order on ties
+        if task.sniff(head):
+            return task.name
     raise UsageError(f"{p}: cannot tell the task from the file; pass --task "
-                     f"({', '.join(CHOICE_TASKS)})")
+                     f"({', '.join(t.name for t in tasks)})")
 
 
-SPLIT_WORDS = {"train": "train", "training": "train", "dev": "dev", "development": "dev",
-               "val": "validation", "valid": "validation", "validation": "validation",
-               "test": "test"}
-# Sets released as one test split, whose files do not say so.
-TEST_ONLY = ("wsc273", "wsc285", "wsc")
-
-
-def infer_split(path: str | Path) -> str | None:
-    """The split a data file holds, from its name or its folder (``gap-test.tsv``,
-    ``books/test.json.gz``, ``winogrande-dev.jsonl``; WSC273 is a test set); None when
-    neither says."""
-    p = Path(path)
-    if format_name(p).split(".")[0].lower() in TEST_ONLY:
-        return "test"
-    for part in (format_name(p), p.parent.name):
-        words = [w.lower() for w in re.split(r"[^A-Za-z]+", part) if w]
-        found = [SPLIT_WORDS[w] for w in words if w in SPLIT_WORDS]
-        if found:
-            return found[-1]
-    return None
-
-
-def _second_line(path: Path) -> str:
-    with open_text(path) as fh:
-        fh.readline()
-        return fh.readline()
-
-
-def _peek(path: Path, n: int = 4096) -> str:
-    with open_text(path) as fh:
-        return fh.read(n)
+def infer_split(path: str | Path, task: str | None = None) -> str | None:
+    """The split a data file holds (``task``'s :meth:`~refbench.tasks.base.Task.infer_split`;
+    without a task, from the file's name or folder: ``gap-test.tsv``, ``books/test.json.gz``,
+    ``winogrande-dev.jsonl``; WSC273 is a test set); None when neither says."""
+    if task is None:
+        return split_from_name(path)
+    return get_task(task).infer_split(Path(path))
 
 
 def read_choices(path: str | Path, *, task: str | None = None,
@@ -89,30 +48,10 @@ def read_choices(path: str | Path, *, task: str | None = None,
                  on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
     """Choice instances of any supported file. ``on_invalid`` (``--skip-invalid``): skip and
     record malformed instances instead of stopping at the first."""
-    opts = dict(options or {})
-    task = task or infer_task(path)
-    if task not in CHOICE_TASKS:
-        raise UsageError(f"unknown task {task!r}; choose from {', '.join(CHOICE_TASKS)}")
+    name = task or infer_task(path)
+    choice = choice_tasks()
+    if name not in choice:
+        raise UsageError(f"unknown task {name!r}; choose from {', '.join(choice)}")
     check_input_file(path, what="data file")
-    name = format_name(Path(path))
-    if task == "kitmus":
-        from refbench.tasks.kitmus.choice import read_kitmus_choices
-
-        yield from read_kitmus_choices(path, on_invalid=on_invalid)
-    elif task == "knowref":
-        from refbench.tasks.knowref.read import read_knowref_json, read_knowref_tsv
-
-        reader = read_knowref_tsv if name.endswith(".tsv") else read_knowref_json
-        yield from reader(path, on_invalid=on_invalid)
-    elif task == "gap":
-        from refbench.tasks.gap.read import read_gap_choices
-
-        yield from read_gap_choices(path, on_invalid=on_invalid)
-    elif task == "winograd":
-        from refbench.tasks.winograd.read import read_winograd
-
-        yield from read_winograd(path, on_invalid=on_invalid)
-    else:
-        from refbench.tasks.altentities.read import read_altentities
-
-        yield from read_altentities(path, **opts, on_invalid=on_invalid)
+    yield from get_task(name).read_choices(Path(path), options=dict(options or {}),
+                                           on_invalid=on_invalid)

@@ -12,9 +12,11 @@ server's own scripts and styles; there are no inline scripts or styles and no ou
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, render_template, request
+from jinja2 import ChoiceLoader, FileSystemLoader
 from werkzeug.exceptions import HTTPException
 
 from refbench.core.errors import RefbenchError
@@ -24,6 +26,16 @@ from refbench.web.query import BadQuery
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; "
        "frame-ancestors 'none'")
+
+
+def template_loader(own: Path) -> ChoiceLoader:
+    """The app's templates, then each registered task's (``tasks/<name>/templates``, in
+    registry order): a task's instance page is found by the name it gives
+    (:attr:`refbench.tasks.base.Task.instance_template`) without the web layer knowing it."""
+    from refbench.tasks.base import all_tasks
+
+    folders = [own, *(d for t in all_tasks() if (d := t.template_dir()) is not None)]
+    return ChoiceLoader([FileSystemLoader(str(f)) for f in folders])
 
 
 def create_app(config: ServeConfig, *,
@@ -37,6 +49,7 @@ def create_app(config: ServeConfig, *,
     from refbench.web.templating import install
 
     app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.jinja_loader = template_loader(Path(app.root_path) / "templates")
     app.config["CATALOG"] = catalog or Catalog(config)
     app.config["TNE_MODEL"] = config.tne_model
     app.config["ENRICHER"] = enricher

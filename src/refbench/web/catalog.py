@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.tasks.base import is_documents
 from refbench.web.datasets import Dataset, discover, open_dataset, suite_root_of
 from refbench.web.index import IndexFolder
 from refbench.web.runs import RunInfo, System, all_runs, systems_for
@@ -63,7 +64,7 @@ class Catalog:
         """Make a run's data browsable when no dataset given on the command line holds it."""
         if run.data is None or any(d.holds(run.data) for d in self.datasets.values()):
             return
-        target = suite_root_of(run.data) if run.task == "kitmus" else None
+        target = suite_root_of(run.data, run.task)
         try:
             ds = open_dataset(target or run.data)
         except RefbenchError:
@@ -78,7 +79,7 @@ class Catalog:
         """The dataset a run answers: the one holding its data file, or for a TNE prediction
         file the first TNE dataset whose documents it predicts."""
         if run.data is None:
-            return next((d for d in self.datasets.values() if d.task == "tne"
+            return next((d for d in self.datasets.values() if d.task == run.task
                          and any(run in s.runs for s in self.systems(d))), None)
         return next((d for d in self.datasets.values() if d.holds(run.data)), None)
 
@@ -87,7 +88,7 @@ class Catalog:
         """The systems that answer instances of ``ds``. TNE prediction files say nothing of
         their data, so they count where their document ids match (once the index exists)."""
         found = systems_for(ds, self.runs())
-        if ds.task != "tne" or not self.index.is_current(ds):
+        if not is_documents(ds.task) or not self.index.is_current(ds):
             return found
         from refbench.web.predictions import ensure_system
 

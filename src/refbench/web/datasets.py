@@ -13,25 +13,19 @@ restart of the server.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import open_text
-from refbench.tasks.kitmus.instance import SUBTASK_DIR
-
-# How a dataset is read into index records (see refbench.web.records).
-KINDS = ("kitmus-suite", "kitmus-native", "kitmus-conll", "choice", "altentities", "tne")
-_CONLL = (".v4_gold_conll", ".conll", "_conll")
+from refbench.tasks.base import Task, all_tasks, find_task, get_task
 
 
 @dataclass(frozen=True)
 class Dataset:
     key: str
     path: Path  # resolved
-    kind: str
+    kind: str  # how the task reads it into index records (Task.dataset_kind)
     task: str
     files: tuple[Path, ...]  # resolved data files, in reading order
     label: str = ""
@@ -57,88 +51,60 @@ def dataset_key(path: Path) -> str:
     return f"{slug}-{hashlib.sha1(resolved.encode()).hexdigest()[:8]}"
 
 
-def _base(path: Path) -> str:
-    name = path.name
-    for ext in (".gz", ".bz2"):
-        name = name.removesuffix(ext)
-    return name
-
-
-def _first_json(path: Path) -> dict[str, object] | None:
-    try:
-        with open_text(path) as fh:
-            for line in fh:
-                if line.strip():
-                    obj = json.loads(line)
-                    return obj if isinstance(obj, dict) else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError):
+def _folder_task(path: Path) -> Task | None:
+    """The task that takes this folder whole as one dataset (a KITMUS suite), if any."""
+    if not path.is_dir():
         return None
-    return None
+    return next((t for t in all_tasks() if t.is_run_directory(path)), None)
 
 
 def suite_files(root: Path) -> list[Path]:
-    """The files that hold a suite's instances, once each: native JSONL where the suite has it,
-    else the full-text CoNLL view (the official release has no native files)."""
-    subs = sorted(p for p in root.glob("*/subtask_*_ents") if p.is_dir()
-                  and SUBTASK_DIR.match(p.name))
-    native = [f for s in subs for f in sorted(s.iterdir())
-              if f.is_file() and _base(f).endswith(".jsonl")]
-    if native:
-        return native
-    return [f for s in subs for f in sorted((s / "full-text").glob("*"))
-            if f.is_file() and _base(f).endswith(_CONLL)]
+    """The files that hold a folder dataset's instances, once each (the task's
+    :meth:`~refbench.tasks.base.Task.directory_files`)."""
+    task = _folder_task(root)
+    return task.directory_files(root) if task else []
 
 
 def is_suite(path: Path) -> bool:
-    return path.is_dir() and any(p.is_dir() and SUBTASK_DIR.match(p.name)
-                                 for p in path.glob("*/subtask_*_ents"))
+    """Whether ``path`` is a folder some task takes whole as one dataset."""
+    return _folder_task(path) is not None
 
 
-def suite_root_of(file: Path) -> Path | None:
-    """The suite folder a KITMUS file lies in (``<root>/<variant>/subtask_<n>_ents/...``)."""
-    for parent in file.resolve().parents:
-        if SUBTASK_DIR.match(parent.name):
-            return parent.parent.parent
-    return None
+def suite_root_of(file: Path, task: str) -> Path | None:
+    """The folder dataset a data file of ``task`` lies in, if any (a KITMUS subtask file's
+    suite)."""
+    found = find_task(task)
+    return found.directory_of(file) if found else None
 
 
 def classify_file(path: Path) -> tuple[str, str]:
     """(kind, task) of one data file, by content; RefbenchError when refbench cannot read it."""
     from refbench.tasks.choices import infer_task
 
-    name = _base(path)
-    if name.endswith(".jsonl"):
-        head = _first_json(path)
-        if head is not None and "nps" in head and "tokens" in head:
-            return "tne", "tne"
-    task = infer_task(path)
-    if task == "kitmus":
-        if name.endswith(".jsonl"):
-            return "kitmus-native", task
-        if name.endswith(_CONLL):
-            return "kitmus-conll", task
-    if task == "altentities":
-        return "altentities", task
-    return "choice", task
+    task = infer_task(path, kinds=None)
+    return get_task(task).dataset_kind(path), task
 
 
 def open_dataset(path: Path) -> Dataset:
-    """One dataset from a suite folder or a data file (RefbenchError if it is neither)."""
+    """One dataset from a folder some task takes whole or a data file (RefbenchError if it is
+    neither)."""
     path = path.resolve()
     label = path.name if path.is_dir() else f"{path.parent.name}/{path.name}"
     if path.is_dir():
-        if not is_suite(path):
+        task = _folder_task(path)
+        if task is None:
             raise RefbenchError("not a KITMUS suite folder (no <variant>/subtask_<n>_ents/)",
                                 path=path)
-        files = suite_files(path)
+        files = task.directory_files(path)
         if not files:
             raise RefbenchError("the suite has no native .jsonl or full-text CoNLL files",
                                 path=path)
-        return Dataset(dataset_key(path), path, "kitmus-suite", "kitmus", tuple(files), label)
+        return Dataset(dataset_key(path), path, task.dataset_kind(path), task.name,
+                       tuple(files), label)
     if not path.is_file():
         raise RefbenchError("no such file or folder", path=path)
-    kind, task = classify_file(path)
-    return Dataset(dataset_key(path), path, kind, task, (path,), label)
+    kind, task_name = classify_file(path)
+    return Dataset(dataset_key(path), path, kind, task_name, (path,), label)
 
 
 def discover(paths: list[Path]) -> Discovery:

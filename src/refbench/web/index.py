@@ -29,26 +29,20 @@ from typing import Any
 
 from tqdm import tqdm
 
+from refbench.tasks.base import find_task
 from refbench.web.datasets import Dataset
-from refbench.web.records import FACETS, Problem, Record, file_records
+from refbench.web.records import Problem, Record, file_records
+from refbench.web.records import facet_names as facet_names
 
 INDEX_VERSION = 7
 BATCH = 2000
 Row = tuple[Any, ...]
 
 
-def facet_names(task: str) -> list[str]:
-    return [name for name, _ in FACETS.get(task, ())]
-
-
 def match_key(task: str, iid: str) -> str:
-    """The id predictions are matched on: KITMUS ids lose their view segment, so a run on the
-    CoNLL full-text view and the native file of the same suite meet on the same instance."""
-    if task == "kitmus":
-        from refbench.tasks.kitmus.gold import instance_key
-
-        return instance_key(iid)
-    return iid
+    """The id predictions are matched on (:meth:`refbench.tasks.base.Task.match_key`)."""
+    found = find_task(task)
+    return found.match_key(iid) if found else iid
 
 
 def pack(obj: Any) -> bytes:

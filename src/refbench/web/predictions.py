@@ -15,6 +15,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_jsonl
+from refbench.tasks.base import is_documents
 from refbench.web.datasets import Dataset
 from refbench.web.index import IndexFolder, facet_names, match_key, pack, unpack
 from refbench.web.runs import System
@@ -48,7 +49,7 @@ def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str,
             db.execute("DELETE FROM preds WHERE sys = ?", (system.sid,))
             db.execute("DELETE FROM outputs WHERE sys = ?", (system.sid,))
             db.execute("DELETE FROM slice_counts WHERE sys = ?", (system.sid,))
-            if ds.task == "tne":
+            if is_documents(ds.task):
                 matched, unmatched = _load_tne(db, system)
             else:
                 matched, unmatched = _load_choice(db, system, ds.task)

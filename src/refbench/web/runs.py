@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.core.io import open_text
 from refbench.runs.store import Store
+from refbench.tasks.base import is_documents
 from refbench.web.datasets import Dataset
 
 
@@ -38,7 +38,8 @@ class RunInfo:
 
     @property
     def is_tne(self) -> bool:
-        return self.task == "tne"
+        """A documents task's run (TNE): scored by document ids, not per instance."""
+        return is_documents(self.task)
 
 
 @dataclass
@@ -98,14 +99,12 @@ def store_runs(store_path: Path) -> list[RunInfo]:
         store.close()
 
 
-def _tne_prediction_file(path: Path) -> bool:
-    try:
-        with open_text(path) as fh:
-            head = json.loads(fh.readline() or "{}")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError):
-        return False
-    return isinstance(head, dict) and "id" in head and (
-        "np_relations" in head or "predicted_prepositions" in head) and "nps" not in head
+def _prediction_file_task(path: Path) -> str | None:
+    """The documents task (TNE) whose own prediction file this is, if any."""
+    from refbench.tasks.base import all_tasks
+
+    return next((t.name for t in all_tasks()
+                 if t.kind == "documents" and t.is_prediction_file(path)), None)
 
 
 def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, str]]]:
@@ -136,10 +135,12 @@ def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, s
                 runs.append(run)
                 found += 1
             elif f.is_file() and f.name.removesuffix(".gz").endswith(".jsonl") \
-                    and f.name != "predictions.jsonl" and _tne_prediction_file(f):
+                    and f.name != "predictions.jsonl" \
+                    and (doc_task := _prediction_file_task(f)) is not None:
                 name = f.name.removesuffix(".gz").removesuffix(".jsonl")
                 runs.append(RunInfo(rid="t" + _hash(str(f.resolve())), model=name,
-                                    fingerprint="file:" + _hash(str(f.resolve())), task="tne",
+                                    fingerprint="file:" + _hash(str(f.resolve())),
+                                    task=doc_task,
                                     data=None, predictions=f.resolve(), created="",
                                     source="tne-file"))
                 found += 1
@@ -172,8 +173,8 @@ def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
     when loaded)."""
     groups: dict[tuple[str, str], dict[Path, RunInfo]] = {}
     for run in runs:
-        if ds.task == "tne":
-            if not run.is_tne:
+        if is_documents(ds.task):
+            if not run.is_tne or run.task != ds.task:
                 continue
             target = run.predictions
         else:

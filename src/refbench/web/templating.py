@@ -8,8 +8,7 @@ from urllib.parse import urlencode
 
 from flask import Flask, request
 
-ENTITY_COLOURS = 8
-CHAIN_COLOURS = 12
+from refbench.tasks.page import CHAIN_COLOURS, ENTITY_COLOURS
 
 
 def with_args(**changes: Any) -> str:

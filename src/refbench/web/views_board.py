@@ -8,21 +8,17 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template
 
+from refbench.tasks.base import find_task, is_documents
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
 from refbench.web.stats import wilson_interval
 
 bp = Blueprint("board", __name__)
 
-# Per task: (metric key in a run's metrics, label, where its interval comes from).
-METRICS: dict[str, tuple[tuple[str, str], ...]] = {
-    "kitmus": (("pronoun_accuracy", "pronoun accuracy"), ("antecedent_f1", "antecedent F1"),
-               ("accuracy", "choice accuracy")),
-    "gap": (("accuracy", "accuracy"), ("f1", "F1"), ("bias", "bias (F/M)")),
-    "knowref": (("accuracy", "accuracy"),),
-    "winograd": (("accuracy", "accuracy"), ("accuracy_norm", "accuracy (length-norm.)")),
-    "altentities": (("accuracy", "accuracy"), ("accuracy_norm", "accuracy (length-norm.)")),
-}
+def _columns(task: str) -> tuple[tuple[str, str], ...]:
+    """(metric key in a run's metrics, label): the task's leaderboard columns."""
+    found = find_task(task)
+    return found.leaderboard_columns if found else (("accuracy", "accuracy"),)
 
 
 def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
@@ -62,7 +58,7 @@ def _suite_table(systems: list[System]) -> dict[str, Any]:
 
 
 def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
-    metrics = METRICS.get(task, (("accuracy", "accuracy"),))
+    metrics = _columns(task)
     rows: list[dict[str, Any]] = []
     for s in systems:
         for r in s.runs:
@@ -75,16 +71,12 @@ def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
     return {"columns": [metrics[k][1] for k in used], "rows": rows, "suite": False}
 
 
-TNE_COLUMNS = (("labeled_f1", "labeled F1"), ("labeled_precision", "labeled P"),
-               ("labeled_recall", "labeled R"), ("unlabeled_f1", "unlabeled F1"),
-               ("iprep_accuracy", "IPrep-Acc"))
-
-
-def _tne_table(ds: Any, systems: list[System]) -> dict[str, Any]:
+def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
     """TNE prediction files scored on a labelled dataset by the TNE evaluator (no interval:
     the TNE scorer reports none)."""
     from refbench.web.tne_metrics import tne_run_metrics
 
+    columns = _columns(ds.task)
     rows: list[dict[str, Any]] = []
     for s in systems:
         for r in s.runs:
@@ -94,9 +86,9 @@ def _tne_table(ds: Any, systems: list[System]) -> dict[str, Any]:
             rows.append({"system": s, "run": r, "n": m.get("n_documents"),
                          "cells": [{"value": m[k], "ci": None, "method": None, "rid": r.rid}
                                    if isinstance(m.get(k), float) else None
-                                   for k, _ in TNE_COLUMNS]})
+                                   for k, _ in columns]})
     rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"][0] else 0))
-    return {"columns": [label for _, label in TNE_COLUMNS], "rows": rows, "suite": False}
+    return {"columns": [label for _, label in columns], "rows": rows, "suite": False}
 
 
 @bp.route("/leaderboard")
@@ -107,11 +99,11 @@ def leaderboard() -> str:
         systems = cat.systems(ds)
         if not systems:
             continue
-        if ds.task == "tne":
-            table = _tne_table(ds, systems)
+        if is_documents(ds.task):
+            table = _documents_table(ds, systems)
             if not table["rows"]:
                 continue
-        elif ds.kind == "kitmus-suite":
+        elif ds.path.is_dir():  # a folder dataset (KITMUS suite): one run per subtask
             table = _suite_table(systems)
         else:
             table = _flat_table(ds.task, systems)
@@ -129,7 +121,7 @@ def run_page(rid: str) -> str:
     system = cat.system_of(ds, run) if ds else None
     metrics = run.metrics
     task_cells = [(label, cell(run, key)) for key, label in
-                  METRICS.get(run.task, (("accuracy", "accuracy"),))]
+                  ((("accuracy", "accuracy"),) if run.is_tne else _columns(run.task))]
     tne = None
     if run.is_tne and ds is not None:
         from refbench.web.tne_metrics import tne_run_metrics

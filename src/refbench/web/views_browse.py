@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from refbench.tasks.base import get_task
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
-from refbench.web.instance_views import (
-    altentities_view,
-    choice_view,
-    kitmus_view,
-    system_answers,
-    tne_view,
-)
+from refbench.web.instance_views import system_answers
 from refbench.web.params import (
     catalog,
     connect,
@@ -27,10 +21,9 @@ from refbench.web.params import (
 )
 from refbench.web.predictions import outputs_for
 from refbench.web.query import Lister
-from refbench.web.records import FACETS
+from refbench.web.records import facet_labels
 
 bp = Blueprint("browse", __name__)
-_WINOGRANDE_TWIN = re.compile(r"^(.{6,})-([12])$")
 
 
 @bp.route("/")
@@ -68,7 +61,7 @@ def dataset(key: str) -> str:
     context = {"n_problems": n_problems, "problems": problems, "ds": ds, "rows": rows,
                "has_before": has_before, "has_after": has_after,
                "total": total, "matching": matching, "facets": facets,
-               "facet_labels": dict(FACETS.get(ds.task, ())), "query": query,
+               "facet_labels": facet_labels(ds.task), "query": query,
                "systems": systems, "all_systems": catalog().systems(ds)}
     if request.headers.get("HX-Request") and request.headers.get("HX-Target") == "listing":
         return render_template("_listing.html", **context)
@@ -126,36 +119,29 @@ def instance(key: str, n: int) -> str:
     context: dict[str, Any] = {"ds": ds, "item": item, "p": payload, "prev_n": prev_n,
                                "next_n": next_n, "total": total, "systems": systems,
                                "all_systems": catalog().systems(ds), "query": query}
-    view = payload["view"]
-    if view == "tne":
-        predicted = {s.sid: outputs[s.sid]["relations"] for s in systems if s.sid in outputs}
-        context["tne"] = tne_view(payload, request.args.get("np"), predicted)
-        context["labels"] = {s.sid: s.label for s in systems}
-        return render_template("instance_tne.html", **context)
-    context["answers"] = system_answers(payload, systems, outputs)
-    context["twin"] = _twin(ds, item)
-    if view == "kitmus":
-        context["v"] = kitmus_view(payload)
-        return render_template("instance_kitmus.html", **context)
-    if view == "altentities":
-        context["v"] = altentities_view(payload)
-        return render_template("instance_altentities.html", **context)
-    context["v"] = choice_view(payload)
-    return render_template("instance_choice.html", **context)
+    task = get_task(ds.task)
+    selected = {s.sid: outputs[s.sid] for s in systems if s.sid in outputs}
+    context.update(task.instance_context(payload, args=request.args, outputs=selected))
+    context["labels"] = {s.sid: s.label for s in systems}
+    if task.kind == "choice":
+        context["answers"] = system_answers(payload, systems, outputs)
+        context["twin"] = _twin(ds, item)
+    return render_template(task.instance_template, **context)
 
 
 @bp.route("/data/<key>/<int:n>/np/<np_id>")
 def np_fragment(key: str, n: int, np_id: str) -> str:
     """The links of one NP (the panel a click on an NP fills)."""
     ds = dataset_or_404(key)
-    if ds.task != "tne":
+    if get_task(ds.task).kind != "documents":
         abort(404, description="NP links exist only for TNE documents.")
     systems = selected_systems(ds, default_all="sys" not in request.args)
     item = _instance(ds, n)
     with connect(ds) as db:
         outputs = outputs_for(db, n, [s.sid for s in systems])
-    predicted = {s.sid: outputs[s.sid]["relations"] for s in systems if s.sid in outputs}
-    view = tne_view(item["payload"], np_id, predicted)
+    selected = {s.sid: outputs[s.sid] for s in systems if s.sid in outputs}
+    view = get_task(ds.task).instance_context(item["payload"], args={"np": np_id},
+                                              outputs=selected)["tne"]
     if view["links"] is None:
         abort(404, description=f"The document has no NP {np_id!r}.")
     return render_template("_np_links.html", tne=view, ds=ds, item=item,
@@ -168,16 +154,8 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
     switched copy is usually kept). A twin always has the same candidates and another text,
     so a file that merely reuses ids (KnowRef TSV splits number from 0) never links."""
     iid, payload = item["iid"], item["payload"]
-    wanted: list[str] = []
-    if ds.task == "knowref":
-        wanted.append(iid.removesuffix(":switched") if iid.endswith(":switched")
-                      else iid + ":switched")
-    elif ds.task == "winograd":
-        m = _WINOGRANDE_TWIN.match(iid)
-        if m:
-            wanted.append(f"{m.group(1)}-{'2' if m.group(2) == '1' else '1'}")
-    if ds.task in ("gap", "knowref"):
-        wanted.append(iid)  # the same instance in another (switched) file
+    task = get_task(ds.task)
+    wanted = task.twin_ids(iid)
     names = sorted(c["text"] for c in payload["candidates"])
 
     def is_twin(other: dict[str, Any] | None) -> bool:
@@ -195,7 +173,7 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
                 n = idx.find_n(db, want, other.task)
                 if n is not None and is_twin(idx.item(db, n)):
                     return {"ds": other, "n": n, "iid": want}
-            if other == ds and ds.task == "winograd" and not wanted:
+            if other == ds and task.twin_neighbours and not wanted:
                 for n in (item["n"] - 1, item["n"] + 1):
                     near = idx.item(db, n) if n >= 0 else None
                     if near is not None and is_twin(near) and near["gold"] != item["gold"]:
@@ -211,7 +189,7 @@ def evidence(key: str, n: int, sid: str) -> str:
 
     ds = dataset_or_404(key)
     system = next((s for s in catalog().systems(ds) if s.sid == sid), None)
-    if ds.task != "altentities" or system is None:
+    if not get_task(ds.task).has_evidence or system is None:
         abort(404, description="No such AltEntities system for this dataset.")
     item = _instance(ds, n)
     run = system.runs[0]

@@ -11,12 +11,13 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from refbench.tasks.base import is_documents
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
 from refbench.web.params import catalog, connect, dataset_or_404, int_arg, list_query
 from refbench.web.predictions import correctness_columns, ensure_system, system_signature
 from refbench.web.query import BadQuery, Lister
-from refbench.web.records import FACETS
+from refbench.web.records import facet_labels
 from refbench.web.runs import System
 from refbench.web.stats import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, paired_test, wilson_interval
 
@@ -43,7 +44,7 @@ def slice_table(db: sqlite3.Connection, task: str, sids: list[str]) -> list[dict
     marks = ",".join("?" * len(sids))
     rows = db.execute(f"SELECT slice, value, sys, n, correct FROM slice_counts "
                       f"WHERE sys IN ({marks})", sids).fetchall()
-    labels = dict(FACETS.get(task, ()))
+    labels = facet_labels(task)
     out = []
     for name in ("all", *idx.facet_names(task)):
         values: dict[str, dict[str, dict[str, Any]]] = {}
@@ -90,7 +91,7 @@ def compare() -> str:
     context: dict[str, Any] = {"ds": ds, "systems": systems, "all_systems": cat.systems(ds)}
     if len(systems) < 2:
         return render_template("compare.html", ready=False, **context)
-    if ds.task == "tne":
+    if is_documents(ds.task):
         from refbench.web.tne_metrics import tne_run_metrics
 
         context["tne"] = {s.sid: tne_run_metrics(ds, s.runs[0]) for s in systems}
@@ -105,7 +106,7 @@ def compare() -> str:
         total = idx.count(db)
     context.update(ready=True, slices=slices, rows=rows, has_before=has_before,
                    has_after=has_after, matching=matching, total=total, query=query,
-                   facet_labels=dict(FACETS.get(ds.task, ())),
+                   facet_labels=facet_labels(ds.task),
                    pairs=list(combinations(systems, 2)))
     return render_template("compare.html", **context)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, render_template, request
 
-from refbench.web.instance_views import tne_view
+from refbench.tasks.tne.page import demo_payload, tne_view
 from refbench.web.query import BadQuery
 
 bp = Blueprint("demo", __name__)
@@ -30,16 +30,6 @@ def _enrich(model_dir: str, text: str) -> dict[str, Any]:
 
     nps, relations = enrich_text(text, _model(model_dir), nlp())
     return {"nps": nps, "relations": relations}
-
-
-def demo_payload(text: str, enriched: dict[str, Any]) -> dict[str, Any]:
-    """A TNE document payload from an enrichment (the predicted links shown as its links)."""
-    return {"view": "tne", "id": "demo", "text": text,
-            "nps": [[n["id"], n["first_char"], n["last_char"], n["text"]]
-                    for n in enriched["nps"]],
-            "relations": [[r["anchor"], r["complement"], [r["preposition"]]]
-                          for r in enriched["relations"]],
-            "clusters": [], "source": "demo", "meta": {}}
 
 
 @bp.route("/tne-demo")

@@ -137,7 +137,7 @@ def _pairs(ents: list[Entity], method: str, rng: random.Random,
                     out.append((ents[i], ents[j], f"edit distance {d}"))
         return out
     if method == "similar-description":
-        from refbench.models.encoder import SentenceEncoder
+        from refbench.nlp.encoder import SentenceEncoder
 
         enc = SentenceEncoder()
         emb = enc.encode([e.description or e.name for e in ents])

@@ -16,10 +16,10 @@ from typing import Any
 from refbench.core.inputs import format_name
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
-from refbench.metrics.choice import choice_metrics
 from refbench.tasks.answers import prediction_file, read_choice_answers
 from refbench.tasks.gap.read import read_gap_choices
 from refbench.tasks.gap.score import read_system, score_gap_system
+from refbench.tasks.metrics import task_choice_metrics
 
 HEADLINE = ("f1", "precision", "recall", "f1_masculine", "f1_feminine", "bias")
 
@@ -65,8 +65,8 @@ def evaluate_gap(gold_path: str | Path, pred_path: str | Path, *, bootstrap: int
     again = InvalidInstances() if on_invalid is not None else None
     scored = score_gap_system(gold_path, rows, warnings=warnings, pred=str(pred),
                               on_invalid=again)
-    result = choice_metrics("gap", instances, answers, answers_norm=norm, bootstrap=bootstrap,
-                            seed=seed)
+    result = task_choice_metrics("gap", instances, answers, answers_norm=norm,
+                                 bootstrap=bootstrap, seed=seed)
     result.update(scored)
     return result
 

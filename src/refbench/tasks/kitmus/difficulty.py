@@ -142,8 +142,8 @@ def read_items(path: Path) -> list[ProbeItem]:
 # --- the probe -------------------------------------------------------------------------------
 
 def default_encoder() -> Encoder:
-    # The shared MiniLM encoder lives in models/ (the one crooked import arrow DESIGN.md names).
-    from refbench.models.encoder import SentenceEncoder
+    # The shared MiniLM encoder lives in nlp/, below tasks/ (imports point down).
+    from refbench.nlp.encoder import SentenceEncoder
 
     return SentenceEncoder(max_length=128)
 

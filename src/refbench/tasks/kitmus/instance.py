@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from refbench.core.inputs import format_name
 from refbench.core.types import Mention
 
 Token = tuple[str, str]
@@ -13,6 +15,7 @@ Token = tuple[str, str]
 VIEWS = ("full-text", "task-text-only", "knowledge-text-only")
 SUBTASK_DIR = re.compile(r"^subtask_(\d+)_ents$")  # the folder of one entity-count subtask
 SPLITS = ("train", "validation", "test")
+CONLL_SUFFIXES = (".v4_gold_conll", ".conll", "_conll")
 
 
 @dataclass(frozen=True)
@@ -65,3 +68,16 @@ class KitmusInstance:
             if self.sentences[m.sentence].part == "task":
                 return m
         raise ValueError(f"{self.id}: entity {entity} has no task-text mention")
+
+
+def suite_files(root: Path) -> list[Path]:
+    """The files that hold a suite's instances, once each: native JSONL where the suite has it,
+    else the full-text CoNLL view (the official release has no native files)."""
+    subs = sorted(p for p in root.glob("*/subtask_*_ents") if p.is_dir()
+                  and SUBTASK_DIR.match(p.name))
+    native = [f for s in subs for f in sorted(s.iterdir())
+              if f.is_file() and format_name(f).endswith(".jsonl")]
+    if native:
+        return native
+    return [f for s in subs for f in sorted((s / "full-text").glob("*"))
+            if f.is_file() and format_name(f).endswith(CONLL_SUFFIXES)]

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from refbench.models.text import STOP as STOPWORDS
+from refbench.nlp.stopwords import STOP as STOPWORDS
 
 STAGES = ("records", "sentences", "clean", "length_9_33", "uppercase_start", "no_math",
           "one_connective", "two_words_before", "pronoun_after_only", "two_noun_phrases",

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from refbench.core.checkpoint import load_safe, load_state_dict
 from refbench.core.device import resolve_device
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.models.encoder import minilm_path, quiet_transformers
+from refbench.nlp.encoder import minilm_path, quiet_transformers
 from refbench.tasks.tne.predictions import Pair
 from refbench.tasks.tne.read import PREP_ID, PREPOSITIONS, NPDocument
 

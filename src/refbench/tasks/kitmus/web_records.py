@@ -1,5 +1,6 @@
-"""KITMUS instances as index records with the structure the instance page shows: the knowledge
-and task texts as separate sentence lists with roles, every mention of every entity, the pronoun.
+"""KITMUS instances as the web index's records, with the structure the instance page shows: the
+knowledge and task texts as separate sentence lists with roles, every mention of every entity,
+the pronoun.
 
 Native JSONL carries all of it explicitly. The official CoNLL release carries clusters but no
 roles; there the roles are inferred from the mentions (a knowledge sentence naming one entity is
@@ -12,6 +13,7 @@ gives: task-text order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,12 +23,25 @@ from refbench.core.io import read_jsonl
 from refbench.core.types import ChoiceInstance, Mention
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
+from refbench.tasks.index_records import Problem, Record, facet_strings
 from refbench.tasks.kitmus.choice import gold_to_choice
 from refbench.tasks.kitmus.gold import gold_from_conll_doc, pronoun_group
 from refbench.tasks.kitmus.native import instance_from_json
-from refbench.web.records import Problem, Record, choice_facets
 
 Span = tuple[int, int]
+_KITMUS_SPLIT = re.compile(r"/([\w-]+):\d+$")
+
+
+def kitmus_facets(inst: ChoiceInstance) -> dict[str, Any]:
+    """Facet values: split (from the metadata, else the instance id), variant, entities,
+    pronoun class, answer position."""
+    m = inst.metadata
+    split = m.get("split")
+    if split is None:
+        found = _KITMUS_SPLIT.search(inst.id)
+        split = found.group(1) if found else None
+    return {"split": split, "variant": m.get("variant"), "entities": m.get("n_entities"),
+            "pronoun": m.get("pronoun"), "answer_position": m.get("answer_position")}
 
 
 class _Layout:
@@ -165,5 +180,5 @@ def _conll_record(doc: ConllDocument, choice: ChoiceInstance, pronoun: Span | No
                             item=choice.id)
     return _record(iid=choice.id, layout=layout, sentences=sentences,
                    marks=sorted(marks, key=_mark_key), candidates=candidates, gold=choice.gold,
-                   expression=choice.expression, facets=choice_facets(choice),
+                   expression=choice.expression, facets=facet_strings(kitmus_facets(choice)),
                    roles_inferred=True, extra={})

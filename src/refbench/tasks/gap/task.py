@@ -1,0 +1,65 @@
+"""GAP through the :class:`~refbench.tasks.base.Task` interface: a choice task whose own scorer
+(the official gap_scorer figures) runs beside accuracy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from refbench.core.invalid import InvalidInstances
+from refbench.core.types import ChoiceInstance
+from refbench.tasks.base import FileHead, Task
+
+
+class GapTask(Task):
+    name = "gap"
+    title = "GAP"
+    summary = "GAP: the official gap_scorer metrics, plus singular they and neopronouns"
+    citation = "Webster et al. 2018, Mind the GAP: A Balanced Corpus of Gendered Ambiguous Pronouns"
+    licence = "Apache-2.0"
+    slice_keys = ("pronoun",)
+    headline_metrics = ("accuracy", "f1", "precision", "recall", "f1_masculine", "f1_feminine",
+                        "bias")
+    facets = (("pronoun", "pronoun gender"),)
+    leaderboard_columns = (("accuracy", "accuracy"), ("f1", "F1"), ("bias", "bias (F/M)"))
+    sniff_order = 60  # after KITMUS, whose GAP-format files say "kitmus/" in their ids
+
+    def sniff(self, head: FileHead) -> bool:
+        return head.name.endswith(".tsv") and "Pronoun" in head.tsv_columns()
+
+    def read_choices(self, path: Path, *, options: dict[str, Any] | None = None,
+                     on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
+        from refbench.tasks.gap.read import read_gap_choices
+
+        return read_gap_choices(path, on_invalid=on_invalid)
+
+    def run_metrics(self, data: Path, predictions: Path, instances: Sequence[ChoiceInstance],
+                    answers: Sequence[int | None], *, skip_invalid: bool = False
+                    ) -> dict[str, Any]:
+        from refbench.tasks.gap.evaluate import gap_answer_scores
+
+        return gap_answer_scores(data, instances, answers, pred=str(predictions),
+                                 on_invalid=InvalidInstances() if skip_invalid else None)
+
+    def evaluate(self, gold: Path, preds: Sequence[Path], *, systems: Sequence[str] = (),
+                 split: str = "test", bootstrap: int = 1000, seed: int = 0,
+                 reader_options: dict[str, Any] | None = None,
+                 on_invalid: InvalidInstances | None = None, **options: Any) -> dict[str, Any]:
+        from refbench.tasks.gap.evaluate import evaluate_gap
+        from refbench.tasks.scoring import one_prediction
+
+        return evaluate_gap(gold, one_prediction(preds, self.name), bootstrap=bootstrap,
+                            seed=seed, on_invalid=on_invalid)
+
+    def result_text(self, result: dict[str, Any], *, ci: bool = False) -> str | None:
+        from refbench.tasks.gap.score import scorecard
+        from refbench.tasks.result_text import choice_text
+
+        return choice_text(result) + "\n" + scorecard(result)
+
+    def twin_ids(self, iid: str) -> list[str]:
+        return [iid]  # the same instance in another (switched) file
+
+
+TASK = GapTask()

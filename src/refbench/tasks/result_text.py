@@ -1,0 +1,60 @@
+"""Results as a few lines for the terminal, shared by every task's
+:meth:`~refbench.tasks.base.Task.result_text`: each says what it prints (fractions, unless a line
+says percent) and names the system, the data and the split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def data_label(path: str | None) -> str:
+    """A data file named by its last folders (``altentities/books/test.json.gz``)."""
+    if not path:
+        return "-"
+    parts = Path(path).parts
+    return "/".join(parts[-3:]) if len(parts) > 3 else str(path)
+
+
+def fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def about(r: dict[str, Any]) -> str:
+    split = f", {r['split']} split" if r.get("split") else ""
+    return f"{r.get('system') or r.get('model') or 'system'} on " \
+           f"{data_label(r.get('data') or r.get('gold'))}{split}"
+
+
+def slice_lines(r: dict[str, Any], key: str = "accuracy") -> list[str]:
+    out = []
+    for name, group in r.get("slices", {}).items():
+        parts = [f"{k} {fmt(v[key])} (n={v['n']})" for k, v in group.items()
+                 if v.get(key) is not None]
+        if parts:
+            out.append(f"By {name.replace('_', ' ')}: " + ", ".join(parts))
+    return out
+
+
+def choice_text(r: dict[str, Any]) -> str:
+    """Accuracy of a choice task (run or evaluate), with interval and slices."""
+    lines = [f"{about(r)} (figures are fractions):"]
+    if r.get("accuracy") is None:
+        lines.append(f"  {r['n']} instances, none with a gold answer: no accuracy")
+    else:
+        ci = (r.get("ci95") or {}).get("accuracy")
+        lines.append(f"  accuracy {r['accuracy']:.3f} over {r['n_with_gold']} instances with "
+                     "gold" + (f"; 95% bootstrap interval [{ci[0]:.3f}, {ci[1]:.3f}]"
+                               if ci else ""))
+    if r.get("accuracy_norm") is not None:
+        lines.append(f"  accuracy (length-normalised): {r['accuracy_norm']:.3f}")
+    if r.get("n_no_answer"):
+        lines.append(f"  no answer for {r['n_no_answer']} instances (counted as wrong)")
+    for key in ("f1", "precision", "recall", "f1_masculine", "f1_feminine", "bias",
+                "task_specific_accuracy", "coverage", "truncated_instances"):
+        if r.get(key) is not None:
+            v = r[key]
+            lines.append(f"  {key.replace('_', ' ')}: {v:.3f}" if isinstance(v, float)
+                         else f"  {key.replace('_', ' ')}: {v}")
+    lines += [f"  {s}" for s in slice_lines(r)]
+    return "\n".join(lines)

@@ -1,0 +1,94 @@
+"""TNE through the :class:`~refbench.tasks.base.Task` interface: a *documents* task (NP pairs
+and prepositions, no choice instances) with its own scorer, text, web records and page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from refbench.core.invalid import InvalidInstances
+from refbench.tasks.base import FileHead, Task
+from refbench.tasks.index_records import Problem, Record
+
+
+class TneTask(Task):
+    name = "tne"
+    title = "TNE"
+    summary = "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"
+    citation = "Elazar et al. 2022, Text-based NP Enrichment"
+    licence = "CC BY-SA 4.0"
+    kind = "documents"
+    sniff_order = 10  # a JSONL of documents; asked before the choice tasks' JSONL sniffers
+    headline_metrics = ("labeled_f1", "labeled_precision", "labeled_recall", "unlabeled_f1",
+                        "iprep_accuracy", "uprep_accuracy")
+    table_notes = ("TNE n: documents.",)
+    facets = (("source", "source"), ("labelled", "labelled"))
+    instance_template = "instance_tne.html"
+    leaderboard_columns = (("labeled_f1", "labeled F1"), ("labeled_precision", "labeled P"),
+                           ("labeled_recall", "labeled R"), ("unlabeled_f1", "unlabeled F1"),
+                           ("iprep_accuracy", "IPrep-Acc"))
+    study_kinds = (("tne-annotation", "refbench.studies.tne:TneAnnotation"),)
+
+    def sniff(self, head: FileHead) -> bool:
+        return head.name.endswith(".jsonl") and "nps" in head.json and "tokens" in head.json
+
+    def evaluate(self, gold: Path, preds: Sequence[Path], *, systems: Sequence[str] = (),
+                 split: str = "test", bootstrap: int = 1000, seed: int = 0,
+                 reader_options: dict[str, Any] | None = None,
+                 on_invalid: InvalidInstances | None = None, **options: Any) -> dict[str, Any]:
+        from refbench.tasks.scoring import one_prediction
+        from refbench.tasks.tne.metrics import evaluate_tne
+        from refbench.tasks.tne.predictions import read_predictions
+        from refbench.tasks.tne.read import read_documents
+
+        pred = one_prediction(preds, self.name)
+        docs = read_documents(gold, on_invalid=on_invalid)
+        skipped = {str(s["id"]) for s in on_invalid.skipped} if on_invalid else set()
+        result = evaluate_tne(docs, read_predictions(pred, {d.id: d for d in docs},
+                                                     skipped=skipped))
+        result.update({"task": self.name, "pred": str(pred)})
+        return result
+
+    def result_text(self, result: dict[str, Any], *, ci: bool = False) -> str | None:
+        from refbench.tasks.tne.text import tne_text
+
+        return tne_text(result)
+
+    def plot_result(self, result: dict[str, Any], out: Path, *, title: str) -> bool:
+        from refbench.tasks.tne.plot import plot_tne_confusion
+
+        plot_tne_confusion(result, out, title=f"TNE preposition confusion: {title} "
+                           "(rows sum to 1)")
+        return True
+
+    def is_prediction_file(self, path: Path) -> bool:
+        import json
+
+        from refbench.core.inputs import open_text
+
+        try:
+            with open_text(path) as fh:
+                head = json.loads(fh.readline() or "{}")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError):
+            return False
+        return isinstance(head, dict) and "id" in head and (
+            "np_relations" in head or "predicted_prepositions" in head) and "nps" not in head
+
+    def dataset_kind(self, path: Path) -> str:
+        return "tne"
+
+    def web_records(self, path: Path, kind: str) -> Iterator[Record | Problem]:
+        from refbench.tasks.tne.web_records import tne_records
+
+        return tne_records(path)
+
+    def instance_context(self, payload: dict[str, Any], *, args: Mapping[str, str],
+                         outputs: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+        from refbench.tasks.tne.page import tne_view
+
+        predicted = {sid: out["relations"] for sid, out in outputs.items()}
+        return {"tne": tne_view(payload, args.get("np"), predicted)}
+
+
+TASK = TneTask()
