@@ -48,6 +48,20 @@ app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
 
 
+def _task_commands() -> None:
+    """Task-specific command groups a task folder brings (``Task.cli_group``); the existing
+    tasks' groups are the modules above."""
+    from refbench.tasks.base import all_tasks
+
+    for task in all_tasks():
+        group = task.cli_group()
+        if group is not None and group.name not in app.commands:
+            app.add_command(group)
+
+
+_task_commands()
+
+
 def main() -> None:
     """Console entry point: expected failures print one line and exit 2; Ctrl-C exits 130 and
     SIGTERM 143, each saying what was kept."""

@@ -141,10 +141,10 @@ def np_fragment(key: str, n: int, np_id: str) -> str:
         outputs = outputs_for(db, n, [s.sid for s in systems])
     selected = {s.sid: outputs[s.sid] for s in systems if s.sid in outputs}
     view = get_task(ds.task).instance_context(item["payload"], args={"np": np_id},
-                                              outputs=selected)["tne"]
+                                              outputs=selected)["doc"]
     if view["links"] is None:
         abort(404, description=f"The document has no NP {np_id!r}.")
-    return render_template("_np_links.html", tne=view, ds=ds, item=item,
+    return render_template("_np_links.html", doc=view, ds=ds, item=item,
                            labels={s.sid: s.label for s in systems})
 
 

@@ -94,7 +94,7 @@ def compare() -> str:
     if is_documents(ds.task):
         from refbench.web.tne_metrics import tne_run_metrics
 
-        context["tne"] = {s.sid: tne_run_metrics(ds, s.runs[0]) for s in systems}
+        context["scores"] = {s.sid: tne_run_metrics(ds, s.runs[0]) for s in systems}
         return render_template("compare_tne.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
     with connect(ds) as db:

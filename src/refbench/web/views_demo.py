@@ -37,7 +37,7 @@ def tne_demo() -> str:
     text = request.args.get("text", "")
     model = current_app.config.get("TNE_MODEL")
     enricher = current_app.config.get("ENRICHER")
-    context: dict[str, Any] = {"text": text, "model": model, "tne": None, "p": None,
+    context: dict[str, Any] = {"text": text, "model": model, "doc": None, "p": None,
                                "available": enricher is not None or model is not None}
     if len(text) > MAX_CHARS:
         raise BadQuery(f"the demo takes up to {MAX_CHARS} characters, got {len(text)}")
@@ -45,5 +45,5 @@ def tne_demo() -> str:
         enriched = enricher(text) if enricher is not None else _enrich(str(model), text)
         payload = demo_payload(text, enriched)
         context["p"] = payload
-        context["tne"] = tne_view(payload, request.args.get("np"), {})
+        context["doc"] = tne_view(payload, request.args.get("np"), {})
     return render_template("demo.html", **context)

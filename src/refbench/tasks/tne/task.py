@@ -88,7 +88,7 @@ class TneTask(Task):
         from refbench.tasks.tne.page import tne_view
 
         predicted = {sid: out["relations"] for sid, out in outputs.items()}
-        return {"tne": tne_view(payload, args.get("np"), predicted)}
+        return {"doc": tne_view(payload, args.get("np"), predicted)}
 
 
 TASK = TneTask()
