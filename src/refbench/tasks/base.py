@@ -24,7 +24,7 @@ Hooks, grouped by the layer that calls them (``docs/task-interface.md`` has the 
   :meth:`plot_result`, :meth:`result_text`, :meth:`check_result`
 - web app: ``facets``, :meth:`facet_values`, :meth:`web_records`, :meth:`dataset_kind`,
   :meth:`directory_files`, :meth:`directory_of`, :meth:`match_key`,
-  :meth:`is_prediction_file`,
+  :meth:`is_prediction_file`, :meth:`document_outputs`, :meth:`score_documents`,
   ``instance_template``, :meth:`template_dir`, :meth:`instance_context`, :meth:`twin_ids`,
   ``twin_neighbours``, ``leaderboard_columns``, ``has_evidence``
 - models: ``cluster_gold``
@@ -177,14 +177,15 @@ class Task:
     def sniff(self, head: FileHead) -> bool:
         """True when the file (its name and first lines in ``head``) is in one of this task's
         formats. Called by :func:`refbench.tasks.choices.infer_task` for every registered task
-        in ``sniff_order``; must be cheap and must not raise on another task's file."""
+        in ``sniff_order``; must be cheap and must not raise on another task's file (only
+        ``head.json`` raises, for a ``.jsonl`` whose first line is not JSON)."""
         return False
 
     def read_choices(self, path: Path, *, options: dict[str, Any] | None = None,
                      on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
         """The file's choice instances (ids unique within the file). ``options``: reader
-        options (``--reader-opt``); ``on_invalid``: skip and record malformed instances
-        instead of raising at the first."""
+        options (``run --input-type/--max-words``, recorded as a run's ``reader_options``);
+        ``on_invalid``: skip and record malformed instances instead of raising at the first."""
         raise UsageError(f"task {self.name!r} has no choice instances (a {self.kind} task); "
                          "its own commands read it")
 
@@ -336,6 +337,20 @@ class Task:
         """A documents task's own prediction file, found in a ``serve --runs`` folder beside
         run folders and matched to datasets by document ids (TNE predictions JSONL)."""
         return False
+
+    def document_outputs(self, payloads: dict[str, dict[str, Any]], predictions: Path
+                         ) -> dict[str, dict[str, Any]]:
+        """Documents tasks: per document id (of the indexed ``payloads``), the output a
+        prediction file gives it, shown on the document page; RefbenchError when the file is
+        for other documents or malformed."""
+        raise UsageError(f"task {self.name!r} has no document predictions")
+
+    def score_documents(self, data: Sequence[Path], predictions: Path, *, stamp: str
+                        ) -> dict[str, Any]:
+        """Documents tasks: the scores of a prediction file on a dataset's files, as
+        ``evaluate`` gives them, or ``{"error": message}`` when the file does not fit.
+        ``stamp`` changes whenever the data files do (results may be cached on it)."""
+        raise UsageError(f"task {self.name!r} has no document predictions")
 
     def match_key(self, iid: str) -> str:
         """The id a system's prediction is matched to an indexed instance on (KITMUS ids lose

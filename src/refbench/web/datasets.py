@@ -30,6 +30,11 @@ class Dataset:
     files: tuple[Path, ...]  # resolved data files, in reading order
     label: str = ""
 
+    @property
+    def is_folder(self) -> bool:
+        """A folder taken whole as one dataset (a KITMUS suite), not one data file."""
+        return self.path.is_dir()
+
     def holds(self, file: Path) -> bool:
         """Whether a run's data file is (or lies inside) this dataset."""
         f = file.resolve()

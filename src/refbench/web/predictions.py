@@ -15,7 +15,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_jsonl
-from refbench.tasks.base import is_documents
+from refbench.tasks.base import get_task, is_documents
 from refbench.web.datasets import Dataset
 from refbench.web.index import IndexFolder, facet_names, match_key, pack, unpack
 from refbench.web.runs import System
@@ -50,7 +50,7 @@ def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str,
             db.execute("DELETE FROM outputs WHERE sys = ?", (system.sid,))
             db.execute("DELETE FROM slice_counts WHERE sys = ?", (system.sid,))
             if is_documents(ds.task):
-                matched, unmatched = _load_tne(db, system)
+                matched, unmatched = _load_documents(db, system, ds.task)
             else:
                 matched, unmatched = _load_choice(db, system, ds.task)
                 _count_slices(db, system.sid, facet_names(ds.task))
@@ -101,32 +101,24 @@ def _count_slices(db: sqlite3.Connection, sid: str, names: list[str]) -> None:
                    f"IS NOT NULL AND {col} IS NOT NULL GROUP BY {col}", (sid, name, sid))
 
 
-def _load_tne(db: sqlite3.Connection, system: System) -> tuple[int, int]:
-    """TNE predictions against the dataset's documents (only their NP ids are needed to read
-    either prediction format); a file for other documents matches nothing."""
-    from refbench.tasks.tne.predictions import read_predictions
-    from refbench.tasks.tne.read import NounPhrase, NPDocument
-
-    docs: dict[str, NPDocument] = {}
+def _load_documents(db: sqlite3.Connection, system: System, task: str) -> tuple[int, int]:
+    """A documents task's predictions (TNE) against the dataset's documents, read by the task
+    (:meth:`refbench.tasks.base.Task.document_outputs`); a file for other documents matches
+    nothing."""
+    payloads: dict[str, dict[str, Any]] = {}
     numbers: dict[str, int] = {}
     for n, iid, blob in db.execute("SELECT i.n, iid, payload FROM items i JOIN payloads p "
                                    "ON p.n = i.n"):
-        p = unpack(blob)
-        nps = [NounPhrase(i, t, a, b, 0, 0) for i, a, b, t in p["nps"]]
-        docs[iid] = NPDocument(iid, "", [], nps, None)
+        payloads[iid] = unpack(blob)
         numbers[iid] = n
     matched = unmatched = 0
     for run in system.runs:
         try:
-            preds = read_predictions(run.predictions, docs)
+            outputs = get_task(task).document_outputs(payloads, run.predictions)
         except RefbenchError:
             unmatched += 1  # predictions for other documents (or malformed): not this dataset
             continue
-        rows = []
-        for doc_id, pred in preds.items():
-            out: dict[str, Any] = {"relations": sorted([a, c, p] for (a, c), p in
-                                                       pred.relations.items())}
-            rows.append((system.sid, numbers[doc_id], pack(out)))
+        rows = [(system.sid, numbers[doc_id], pack(out)) for doc_id, out in outputs.items()]
         db.executemany("INSERT OR REPLACE INTO preds VALUES (?, ?, NULL, NULL)",
                        [r[:2] for r in rows])
         db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)", rows)

@@ -37,9 +37,14 @@ class RunInfo:
     source: str = "store"
 
     @property
-    def is_tne(self) -> bool:
+    def is_documents(self) -> bool:
         """A documents task's run (TNE): scored by document ids, not per instance."""
         return is_documents(self.task)
+
+    @property
+    def is_tne(self) -> bool:
+        """The former name of :attr:`is_documents` (TNE is the documents task)."""
+        return self.is_documents
 
 
 @dataclass
@@ -174,11 +179,12 @@ def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
     groups: dict[tuple[str, str], dict[Path, RunInfo]] = {}
     for run in runs:
         if is_documents(ds.task):
-            if not run.is_tne or run.task != ds.task:
+            if not run.is_documents or run.task != ds.task:
                 continue
             target = run.predictions
         else:
-            if run.is_tne or run.data is None or run.task != ds.task or not ds.holds(run.data):
+            if run.is_documents or run.data is None or run.task != ds.task \
+                    or not ds.holds(run.data):
                 continue
             target = run.data
         group = groups.setdefault((run.model, run.fingerprint), {})

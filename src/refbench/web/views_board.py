@@ -74,13 +74,13 @@ def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
 def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
     """TNE prediction files scored on a labelled dataset by the TNE evaluator (no interval:
     the TNE scorer reports none)."""
-    from refbench.web.tne_metrics import tne_run_metrics
+    from refbench.web.document_metrics import document_run_metrics
 
     columns = _columns(ds.task)
     rows: list[dict[str, Any]] = []
     for s in systems:
         for r in s.runs:
-            m = tne_run_metrics(ds, r)
+            m = document_run_metrics(ds, r)
             if "error" in m or not m.get("n_gold"):
                 continue
             rows.append({"system": s, "run": r, "n": m.get("n_documents"),
@@ -121,12 +121,12 @@ def run_page(rid: str) -> str:
     system = cat.system_of(ds, run) if ds else None
     metrics = run.metrics
     task_cells = [(label, cell(run, key)) for key, label in
-                  ((("accuracy", "accuracy"),) if run.is_tne else _columns(run.task))]
+                  ((("accuracy", "accuracy"),) if run.is_documents else _columns(run.task))]
     tne = None
-    if run.is_tne and ds is not None:
-        from refbench.web.tne_metrics import tne_run_metrics
+    if run.is_documents and ds is not None:
+        from refbench.web.document_metrics import document_run_metrics
 
-        tne = tne_run_metrics(ds, run)
+        tne = document_run_metrics(ds, run)
     plain = {k: v for k, v in metrics.items() if k not in ("provenance", "slices")}
     return render_template(
         "run.html", run=run, ds=ds, system=system, task_cells=task_cells,

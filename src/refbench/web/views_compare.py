@@ -92,10 +92,10 @@ def compare() -> str:
     if len(systems) < 2:
         return render_template("compare.html", ready=False, **context)
     if is_documents(ds.task):
-        from refbench.web.tne_metrics import tne_run_metrics
+        from refbench.web.document_metrics import document_run_metrics
 
-        context["scores"] = {s.sid: tne_run_metrics(ds, s.runs[0]) for s in systems}
-        return render_template("compare_tne.html", **context)
+        context["scores"] = {s.sid: document_run_metrics(ds, s.runs[0]) for s in systems}
+        return render_template("compare_documents.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
     with connect(ds) as db:
         slices = slice_table(db, ds.task, [s.sid for s in systems])

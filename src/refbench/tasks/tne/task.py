@@ -75,6 +75,20 @@ class TneTask(Task):
         return isinstance(head, dict) and "id" in head and (
             "np_relations" in head or "predicted_prepositions" in head) and "nps" not in head
 
+    def document_outputs(self, payloads: dict[str, dict[str, Any]], predictions: Path
+                         ) -> dict[str, dict[str, Any]]:
+        from refbench.tasks.tne.web_scores import document_outputs
+
+        return document_outputs(payloads, predictions)
+
+    def score_documents(self, data: Sequence[Path], predictions: Path, *, stamp: str
+                        ) -> dict[str, Any]:
+        from refbench.tasks.tne.web_scores import _evaluate
+
+        st = predictions.stat()
+        return _evaluate(tuple(str(f) for f in data), stamp, str(predictions),
+                         (st.st_size, st.st_mtime_ns))
+
     def dataset_kind(self, path: Path) -> str:
         return "tne"
 

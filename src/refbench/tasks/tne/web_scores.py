@@ -1,0 +1,52 @@
+"""TNE scores of prediction files on a web dataset, with the TNE task's own metrics
+(:func:`refbench.tasks.tne.metrics.evaluate_tne`), cached while the files are unchanged; and the
+predicted links of a file as the index's per-document outputs."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+
+
+@lru_cache(maxsize=1)
+def _documents(data: tuple[str, ...], data_stamp: str) -> list[Any]:
+    """A TNE dataset's documents, kept (one dataset at a time, to bound memory) for the
+    evaluations that follow one another: every prediction file of a leaderboard table."""
+    from refbench.tasks.tne.read import read_tne
+
+    return [d for f in data for d in read_tne(f)]
+
+
+@lru_cache(maxsize=256)
+def _evaluate(data: tuple[str, ...], data_stamp: str, pred: str,
+              stamp: tuple[int, int]) -> dict[str, Any]:
+    from refbench.tasks.tne.metrics import evaluate_tne
+    from refbench.tasks.tne.predictions import read_predictions
+
+    docs = _documents(data, data_stamp)
+    gold = {d.id: d for d in docs}
+    try:
+        preds = read_predictions(pred, gold)
+    except RefbenchError as exc:
+        return {"error": exc.render()}
+    return evaluate_tne(docs, preds)
+
+
+def document_outputs(payloads: dict[str, dict[str, Any]], predictions: Path
+                     ) -> dict[str, dict[str, Any]]:
+    """Per document id, the predicted relations of a TNE prediction file (only the documents'
+    NP ids are needed to read either prediction format). RefbenchError when the file is for
+    other documents or malformed."""
+    from refbench.tasks.tne.predictions import read_predictions
+    from refbench.tasks.tne.read import NounPhrase, NPDocument
+
+    docs: dict[str, NPDocument] = {}
+    for iid, p in payloads.items():
+        nps = [NounPhrase(i, t, a, b, 0, 0) for i, a, b, t in p["nps"]]
+        docs[iid] = NPDocument(iid, "", [], nps, None)
+    preds = read_predictions(predictions, docs)
+    return {doc_id: {"relations": sorted([a, c, p] for (a, c), p in pred.relations.items())}
+            for doc_id, pred in preds.items()}
