@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from refbench.report.render import render_tables
-from refbench.tasks.base import find_task
+from refbench.tasks.base import find_task, get_task
 from refbench.tasks.result_text import choice_text
 
 
@@ -46,23 +46,7 @@ def run_text(m: dict[str, Any]) -> str:
 
 
 def suite_run_text(r: dict[str, Any], *, ci: bool = False) -> str:
-    """The table of a suite run and its summary line: where the predictions went, run ids."""
+    """The table of a folder run (a KITMUS suite) and the task's summary line: where the
+    predictions went, run ids (:meth:`refbench.tasks.base.Task.directory_run_text`)."""
     table = table_text(r, ci=ci) or ""
-    n = len(r["cells"])
-    cached = f"{r['n_cached']} of {sum(c['n'] for c in r['cells'])} predictions from the cache"
-    ids = r.get("run_ids") or []
-    recorded = (f"; run{'s' if len(ids) > 1 else ''} {_id_ranges(ids)} in {r['store']}"
-                if ids else "; not recorded (--no-store)")
-    return (f"{table}\n{n} subtasks, {cached}. Predictions: {r['out_dir']}/<variant>/"
-            f"subtask_<n>_ents/{r['split']}/predictions.jsonl; table: "
-            f"{r['out_dir']}/suite-results.json{recorded}.")
-
-
-def _id_ranges(ids: list[int]) -> str:
-    ids = sorted(ids)
-    parts, start = [], ids[0]
-    for a, b in zip(ids, [*ids[1:], None], strict=True):
-        if b != a + 1:
-            parts.append(str(start) if start == a else f"{start}-{a}")
-            start = b if b is not None else start
-    return ", ".join(parts)
+    return f"{table}\n{get_task(str(r['task'])).directory_run_text(r)}"

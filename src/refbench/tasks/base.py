@@ -18,7 +18,7 @@ Hooks, grouped by the layer that calls them (``docs/task-interface.md`` has the 
 - formats: :meth:`sniff`, ``sniff_order``, :meth:`read_choices`, :meth:`infer_split`
 - runner and metrics: ``kind``, :meth:`slices` (``slice_keys``), :meth:`choice_extras`,
   :meth:`run_warnings`, :meth:`run_metrics`, :meth:`is_run_directory`, :meth:`run_directory`,
-  :meth:`directory_result`
+  :meth:`directory_result`, :meth:`directory_run_text`
 - ``evaluate``: :meth:`evaluate`, :meth:`evaluate_directory`
 - ``report``: ``headline_metrics``, ``table_notes``, :meth:`report_tables`, :meth:`plot`,
   :meth:`plot_result`, :meth:`result_text`, :meth:`check_result`
@@ -26,7 +26,8 @@ Hooks, grouped by the layer that calls them (``docs/task-interface.md`` has the 
   :meth:`directory_files`, :meth:`directory_of`, :meth:`match_key`,
   :meth:`is_prediction_file`, :meth:`document_outputs`, :meth:`score_documents`,
   ``instance_template``, :meth:`template_dir`, :meth:`instance_context`, :meth:`twin_ids`,
-  ``twin_neighbours``, ``leaderboard_columns``, ``has_evidence``
+  ``twin_neighbours``, ``leaderboard_columns``, :meth:`directory_cell`,
+  ``directory_caption``, ``has_evidence``
 - models: ``cluster_gold``
 - studies: ``study_kinds``, ``knowledge_first``
 - CLI: :meth:`cli_group`
@@ -147,8 +148,10 @@ class Task:
     #: The instance page's template: the web app's own folder is searched first, then every
     #: task's :meth:`template_dir`, so give a task's own templates names of their own.
     instance_template: ClassVar[str] = "instance_choice.html"
-    #: Leaderboard columns: (result key, label).
+    #: Leaderboard columns: (result key, label). A folder dataset's leaderboard shows the
+    #: first, one column per :meth:`directory_cell`, under ``directory_caption``.
     leaderboard_columns: ClassVar[tuple[tuple[str, str], ...]] = (("accuracy", "accuracy"),)
+    directory_caption: ClassVar[str] = "accuracy per data file"
     #: Look for the switched twin among neighbouring instances (WSC pairs sit side by side).
     twin_neighbours: ClassVar[bool] = False
     #: The web app offers the cross-encoder's selected evidence sentences (free-text candidates).
@@ -241,6 +244,19 @@ class Task:
                          *, split: str, model: str, system: str) -> dict[str, Any]:
         """The result of a folder run from its (labels, run metrics) pairs."""
         raise UsageError(f"task {self.name!r} runs on files, not folders")
+
+    def directory_run_text(self, result: dict[str, Any]) -> str:
+        """The summary ``refbench run`` prints under a folder run's table."""
+        ids = result.get("run_ids") or []
+        return (f"{len(result.get('cells', []))} runs, {result['n_cached']} predictions from "
+                f"the cache; predictions under {result['out_dir']}; result: "
+                f"{result['out_dir']}/{self.directory_result_file}"
+                + (f"; runs {', '.join(map(str, ids))}" if ids else "") + ".")
+
+    def directory_cell(self, metrics: dict[str, Any]) -> tuple[str, int]:
+        """The leaderboard column of one run of a folder dataset: (group, column), e.g. KITMUS
+        (variant, number of entities); default (the run's data file, 0)."""
+        return str(metrics.get("data")), 0
 
     # -- evaluate --------------------------------------------------------------------------
 

@@ -58,3 +58,14 @@ def choice_text(r: dict[str, Any]) -> str:
                          else f"  {key.replace('_', ' ')}: {v}")
     lines += [f"  {s}" for s in slice_lines(r)]
     return "\n".join(lines)
+
+
+def id_ranges(ids: list[int]) -> str:
+    """Run ids as ranges: ``1-3, 7``."""
+    ids = sorted(ids)
+    parts, start = [], ids[0]
+    for a, b in zip(ids, [*ids[1:], None], strict=True):
+        if b != a + 1:
+            parts.append(str(start) if start == a else f"{start}-{a}")
+            start = b if b is not None else start
+    return ", ".join(parts)

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template
 
-from refbench.tasks.base import find_task, is_documents
+from refbench.tasks.base import find_task, get_task, is_documents
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
 from refbench.web.stats import wilson_interval
@@ -38,15 +38,17 @@ def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
             "method": method if ci else None, "rid": run.rid}
 
 
-def _suite_table(systems: list[System]) -> dict[str, Any]:
-    columns: list[tuple[str, int]] = sorted({(str(r.metrics.get("variant")),
-                                              int(r.metrics.get("n_entities") or 0))
+def _folder_table(ds: Any, systems: list[System]) -> dict[str, Any]:
+    """A folder dataset (KITMUS suite): one run per data file, one column per run
+    (:meth:`refbench.tasks.base.Task.directory_cell`), the task's first leaderboard metric."""
+    task = get_task(ds.task)
+    key = task.leaderboard_columns[0][0]
+    columns: list[tuple[str, int]] = sorted({task.directory_cell(r.metrics)
                                              for s in systems for r in s.runs})
     rows: list[dict[str, Any]] = []
     for s in systems:
-        by_col = {(str(r.metrics.get("variant")), int(r.metrics.get("n_entities") or 0)): r
-                  for r in s.runs}
-        cells = [cell(by_col[c], "pronoun_accuracy") if c in by_col else None for c in columns]
+        by_col = {task.directory_cell(r.metrics): r for r in s.runs}
+        cells = [cell(by_col[c], key) if c in by_col else None for c in columns]
         values = [c["value"] for c in cells if c]
         rows.append({"system": s, "cells": cells,
                      "mean": sum(values) / len(values) if values else None})
@@ -54,7 +56,7 @@ def _suite_table(systems: list[System]) -> dict[str, Any]:
     variants = list(dict.fromkeys(v for v, _ in columns))
     return {"columns": [n for _, n in columns], "rows": rows, "suite": True,
             "variants": [(v, sum(1 for c in columns if c[0] == v)) for v in variants],
-            "metric": "pronoun accuracy per subtask: variant, then number of entities"}
+            "metric": task.directory_caption}
 
 
 def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
@@ -104,7 +106,7 @@ def leaderboard() -> str:
             if not table["rows"]:
                 continue
         elif ds.path.is_dir():  # a folder dataset (KITMUS suite): one run per subtask
-            table = _suite_table(systems)
+            table = _folder_table(ds, systems)
         else:
             table = _flat_table(ds.task, systems)
         by_task.setdefault(ds.task, []).append({"ds": ds, "table": table})

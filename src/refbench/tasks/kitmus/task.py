@@ -39,6 +39,7 @@ class KitmusTask(Task):
     directory_result_file = "suite-results.json"
     cluster_gold = True
     knowledge_first = True
+    directory_caption = "pronoun accuracy per subtask: variant, then number of entities"
 
     # -- formats ---------------------------------------------------------------------------
 
@@ -104,6 +105,14 @@ class KitmusTask(Task):
         return {"task": self.name, "mode": "suite", "split": split, "gold": str(path),
                 "data": str(path), "model": model, "systems": [system], "cells": cells,
                 "random_baseline": random_row}
+
+    def directory_run_text(self, result: dict[str, Any]) -> str:
+        from refbench.tasks.kitmus.text import suite_run_text
+
+        return suite_run_text(result)
+
+    def directory_cell(self, metrics: dict[str, Any]) -> tuple[str, int]:
+        return str(metrics.get("variant")), int(metrics.get("n_entities") or 0)
 
     # -- evaluate --------------------------------------------------------------------------
 

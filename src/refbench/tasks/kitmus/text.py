@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from refbench.tasks.result_text import about, fmt
+from refbench.tasks.result_text import about, fmt, id_ranges
 
 
 def kitmus_text(r: dict[str, Any]) -> str:
@@ -35,3 +35,15 @@ def kitmus_text(r: dict[str, Any]) -> str:
     lines.append(f"Random baseline: {r['random_baseline']['pronoun_accuracy']:.3f}. Instances: "
                  f"{r['n']}, missing predictions: {r['n_missing']}.")
     return "\n".join(lines)
+
+
+def suite_run_text(r: dict[str, Any]) -> str:
+    """The line under a suite run's table: subtasks, cache, where predictions went, run ids."""
+    n = len(r["cells"])
+    cached = f"{r['n_cached']} of {sum(c['n'] for c in r['cells'])} predictions from the cache"
+    ids = r.get("run_ids") or []
+    recorded = (f"; run{'s' if len(ids) > 1 else ''} {id_ranges(ids)} in {r['store']}"
+                if ids else "; not recorded (--no-store)")
+    return (f"{n} subtasks, {cached}. Predictions: {r['out_dir']}/<variant>/"
+            f"subtask_<n>_ents/{r['split']}/predictions.jsonl; table: "
+            f"{r['out_dir']}/suite-results.json{recorded}.")
