@@ -25,6 +25,9 @@ from refbench.studies.kinds import get_kind
 
 CANT_SAY = "can't say"
 
+# The report key of a document annotation study's agreement (TNE), kept for its JSON.
+DOCUMENT_AGREEMENT = "tne"
+
 
 def progress(store: StudyStore) -> list[dict[str, Any]]:
     """Per annotator: items assigned and complete, answer units done, last save."""
@@ -143,7 +146,7 @@ def study_agreement(path: Path) -> dict[str, Any]:
         else:
             from refbench.studies.tne_export import tne_agreement
 
-            out["tne"] = tne_agreement(store.items(), answers_by_annotator(store))
+            out[DOCUMENT_AGREEMENT] = tne_agreement(store.items(), answers_by_annotator(store))
     return out
 
 
@@ -210,8 +213,8 @@ def format_report(report: dict[str, Any]) -> list[str]:
         lines += ["", f"{c['expressions']} expressions for {c['items_with_expressions']} of "
                   f"{c['items']} items ({_num(c['expressions_per_item'])} per item, "
                   f"{_num(c['words_per_expression'])} words each), {c['flagged']} flagged"]
-    if "tne" in report:
-        t = report["tne"]
+    if DOCUMENT_AGREEMENT in report:
+        t = report[DOCUMENT_AGREEMENT]
         keys = ("muc_f1", "b3_f1", "ceafe_f1", "conll_f1", "labeled_f1", "unlabeled_f1",
                 "iprep_accuracy")
         lines += ["", f"{'':24s} {'docs':>4s} " + " ".join(f"{k:>8s}" for k in
