@@ -29,10 +29,12 @@ TASK_KEYS = {
     "knowref": (*CHOICE_KEYS, "decisions", "task_specific_accuracy", "coverage"),
     "winograd": CHOICE_KEYS,
     "altentities": (*CHOICE_KEYS, "truncated_instances"),
+    "winogender": (*CHOICE_KEYS, "winogender", "accuracy_male", "accuracy_female",
+                   "accuracy_neutral", "flip_rate", "gotcha_accuracy", "pearson_r"),
 }
 CASES = [("kitmus", "kitmus-native"), ("kitmus", "kitmus-conll"), ("gap", "gap"),
          ("knowref", "knowref-json"), ("knowref", "knowref-tsv"), ("winograd", "winograd"),
-         ("altentities", "altentities")]
+         ("altentities", "altentities"), ("winogender", "winogender")]
 
 
 def ok(*args: str, cwd: Path | None = None) -> str:

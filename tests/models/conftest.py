@@ -25,6 +25,7 @@ DATA = {
     "gap": FIX / "gap" / "gap-dev.tsv",
     "winograd": FIX / "winograd" / "wsc-tiny.jsonl",
     "altentities": FIX / "altentities" / "books-recipes.json",
+    "winogender": FIX / "winogender" / "all_sentences.tsv",
 }
 
 

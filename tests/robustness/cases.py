@@ -572,6 +572,17 @@ def shape_cases() -> list[Case]:
             ("no option1", _set("option1", _DELETE), "missing field 'option1'")]:
         add(f"winograd: {id_}", (*RUN, "{T}/d.jsonl", "--task", "winograd"),
             _jsonl("d.jsonl", v, _first(change)), frag)
+    # Winogender: a sentences file alone (no templates.tsv beside it)
+    wg = (*RUN, "{T}/all_sentences.tsv")
+    for id_, row, frag in [
+            ("an id without a gender", "technician.customer.1.txt\tThe technician told the "
+             "customer that he could pay.", "occupation.participant.answer.gender.txt"),
+            ("no pronoun of the id's gender", "technician.customer.1.female.txt\tThe "
+             "technician told the customer that he could pay.", "one female pronoun"),
+            ("a candidate not in the sentence", "technician.customer.1.male.txt\tThe plumber "
+             "told the customer that he could pay.", "does not occur")]:
+        add(f"winogender: {id_}", wg, _write("all_sentences.tsv", f"sentid\tsentence\n{row}\n"),
+            frag)
     # Report inputs
     r, v = "r.json", "result.json"
     rep = ("report", "{T}/r.json")

@@ -147,6 +147,8 @@ TASKS = Registry(
               "AltEntities: indirect expressions choosing between two entities; accuracy"),
         Entry("tne", f"{_T}.tne.task:TASK",
               "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"),
+        Entry("winogender", f"{_T}.winogender.task:TASK",
+              "Winogender: occupation or participant; by gender, flips, gotchas, correlation"),
     ],
 )
 

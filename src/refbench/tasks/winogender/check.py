@@ -1,0 +1,74 @@
+"""``refbench winogender check``: what a Winogender folder holds and whether its gold agrees.
+
+The gold answer of a sentence is in its id (``occupation.participant.answer.gender.txt``); the
+check reads every sentence against ``templates.tsv`` (the sentence must be the template with
+that answer, filled in) and lists every disagreement instead of stopping at the first. It also
+counts what the paper's figures rest on: genders, "someone" sentences, template x participant
+groups, occupations with statistics and the "gotcha" sentences.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from refbench.core.invalid import InvalidInstances
+from refbench.tasks.winogender.read import GENDERS, load_release, read_winogender
+
+PUBLISHED = {"sentences": 720, "templates": 120, "occupations": 60}  # Rudinger et al., sec. 2
+
+
+def check_release(path: str | Path) -> dict[str, Any]:
+    release = load_release(path)
+    skipped = InvalidInstances()
+    insts = list(read_winogender(path, on_invalid=skipped))
+    groups = Counter(str(i.metadata["group"]) for i in insts)
+    occupations = {str(i.metadata["occupation"]) for i in insts}
+    gotcha = [i for i in insts if i.metadata.get("gotcha")]
+    found = {"sentences": len(release.rows),
+             "templates": len(release.templates) if release.templates is not None else None,
+             "occupations": len(occupations)}
+    return {
+        "file": str(release.sentences),
+        "templates_beside": release.templates is not None,
+        "stats_beside": release.stats is not None,
+        "published": {k: {"expected": v, "found": found[k], "ok": found[k] == v}
+                      for k, v in PUBLISHED.items()},
+        "instances": len(insts),
+        "gold": {"occupation": sum(i.gold == 0 for i in insts),
+                 "participant": sum(i.gold == 1 for i in insts)},
+        "genders": {g: sum(i.metadata["gender"] == g for i in insts) for g in GENDERS},
+        "someone": sum(bool(i.metadata["someone"]) for i in insts),
+        "groups": len(groups), "complete_groups": sum(n == len(GENDERS)
+                                                      for n in groups.values()),
+        "occupations_without_stats": sorted(o for o in occupations if release.stats is not None
+                                            and o not in release.stats),
+        "gotcha": {"n": len(gotcha),
+                   "male": sum(i.metadata["gender"] == "male" for i in gotcha),
+                   "female": sum(i.metadata["gender"] == "female" for i in gotcha)}
+        if release.stats is not None else None,
+        "disagreements": skipped.skipped, "n_disagreements": len(skipped),
+    }
+
+
+def check_text(r: dict[str, Any]) -> str:
+    lines = [f"{r['file']}: {r['instances']} sentences read"
+             + ("" if r["templates_beside"] else " (no templates.tsv beside it: gold from the "
+                "ids alone, unchecked)")]
+    for k, p in r["published"].items():
+        if p["found"] is not None:
+            lines.append(f"  {k}: {p['found']} (published {p['expected']}: "
+                         f"{'ok' if p['ok'] else 'DIFFERENT'})")
+    lines.append(f"  gold: occupation {r['gold']['occupation']}, participant "
+                 f"{r['gold']['participant']}; genders " +
+                 ", ".join(f"{g} {n}" for g, n in r["genders"].items()) +
+                 f"; 'someone' {r['someone']}")
+    lines.append(f"  template x participant groups: {r['groups']} ({r['complete_groups']} with "
+                 "all three genders)")
+    if r["gotcha"] is not None:
+        g = r["gotcha"]
+        lines.append(f"  gotcha sentences: {g['n']} (he {g['male']}, she {g['female']})")
+    lines.append(f"  sentences disagreeing with their template or id: {r['n_disagreements']}")
+    lines += [f"    {d['where']}: {d['reason']}" for d in r["disagreements"]]
+    return "\n".join(lines)

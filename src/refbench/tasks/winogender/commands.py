@@ -1,0 +1,64 @@
+"""``refbench winogender``: check a release folder (gold ids against templates), draw the
+occupation figure from runs.
+
+Built on demand by :meth:`refbench.tasks.winogender.task.WinogenderTask.cli_group`, so
+importing the task never imports Click."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from refbench.cli.common import CONTEXT, OUT_FILE, PATH, print_json
+
+
+def winogender_group() -> click.Group:
+    @click.group("winogender", context_settings=CONTEXT, epilog=(
+        "Example: refbench winogender check ../shared/data/winogender"))
+    def winogender() -> None:
+        """Winogender: check the release, draw the occupation correlation figure."""
+
+    @winogender.command("check", context_settings=CONTEXT, epilog=(
+        "Examples: refbench winogender check ../shared/data/winogender  |  "
+        "refbench winogender check ../shared/data/winogender/all_sentences.tsv --json"))
+    @click.argument("path", type=PATH)
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def check(path: Path, as_json: bool) -> None:
+        """Counts against the paper (720 sentences, 120 templates, 60 occupations), genders,
+        groups, gotcha sentences, and every sentence whose id (its gold answer) disagrees with
+        its template in templates.tsv."""
+        from refbench.tasks.winogender.check import check_release, check_text
+
+        report = check_release(path)
+        if as_json:
+            print_json(report)
+        else:
+            click.echo(check_text(report))
+
+    @winogender.command("plot", context_settings=CONTEXT, epilog=(
+        "Example: refbench winogender plot runs/wg-first runs/wg-embedding --out wg.png"))
+    @click.argument("runs", type=PATH, nargs=-1, required=True)
+    @click.option("--out", type=OUT_FILE, required=True, help="Figure (.png, .pdf or .svg).")
+    def plot(runs: tuple[Path, ...], out: Path) -> None:
+        """The paper's correlation figure from Winogender run folders (or results JSON): per
+        occupation, % women (BLS) against the share of its female-pronoun sentences each
+        system resolves to the occupation, Pearson's r in the legend."""
+        from refbench.core.errors import RefbenchError
+        from refbench.runs.runner import run_folders
+        from refbench.tasks.winogender.figure import plot_occupations
+
+        drawn = [(str(m.get("system") or m.get("model")), m["winogender"])
+                 for _, m in run_folders(list(runs)) if isinstance(m.get("winogender"), dict)]
+        if not drawn:
+            raise RefbenchError("no Winogender run among these folders", path=runs[0])
+        plot_occupations(drawn, out)
+        click.echo(f"wrote {out}")
+
+    return winogender
+
+
+if __name__ == "__main__":  # python -m refbench.tasks.winogender.commands check ...
+    from refbench.cli.common import run_guarded
+
+    raise SystemExit(run_guarded(winogender_group()))

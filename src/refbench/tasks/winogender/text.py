@@ -1,0 +1,55 @@
+"""What ``refbench run`` / ``evaluate`` print for a Winogender result, and its report table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from refbench.core.table import Table
+from refbench.tasks.result_text import about, data_label, fmt
+
+
+def winogender_text(r: dict[str, Any]) -> str:
+    w = r["winogender"]
+    lines = [f"{about(r)} (figures are fractions):",
+             f"  accuracy {fmt(w['accuracy'])} on {w['n']} sentences; by pronoun: " +
+             ", ".join(f"{g} {fmt(v['accuracy'])}" for g, v in w["by_gender"].items()),
+             "  by answer: " + ", ".join(f"{k} {fmt(v['accuracy'])} (n={v['n']})"
+                                         for k, v in w["by_answer"].items())]
+    f = w["flip"]
+    lines.append(f"  gender flips: the answer changes with the pronoun in {fmt(f['flip_rate'])} "
+                 f"of {f['n_groups']} groups (" + ", ".join(f"{k} {fmt(v)}"
+                                                           for k, v in f["pairs"].items()) + ")")
+    if "gotcha" in w:
+        g = w["gotcha"]
+        lines.append(f"  gotcha {fmt(g['gotcha']['accuracy'])} (n={g['gotcha']['n']}) vs. "
+                     f"not gotcha {fmt(g['not_gotcha']['accuracy'])} "
+                     f"(n={g['not_gotcha']['n']}), answer = occupation")
+    if "occupations" in w:
+        o = w["occupations"]
+        lines.append(f"  female pronouns resolved to the occupation vs. % women (BLS): "
+                     f"Pearson r {fmt(o['pearson_r_bls'])} over {o['n_occupations']} "
+                     f"occupations (Bergsma text statistics: {fmt(o['pearson_r_bergsma'])})")
+    return "\n".join(lines)
+
+
+COLUMNS = (("accuracy", "Acc"), ("accuracy_male", "Male"), ("accuracy_female", "Female"),
+           ("accuracy_neutral", "Neutral"), ("flip_rate", "Flip rate"),
+           ("gotcha_accuracy", "Gotcha"), ("not_gotcha_accuracy", "Not gotcha"),
+           ("pearson_r", "r (BLS)"))
+
+
+def report_table(results: Sequence[dict[str, Any]]) -> Table:
+    """One row per result: accuracy overall and by pronoun, flips, gotchas and Pearson's r."""
+    rows = [[str(r.get("system") or r.get("model") or "-"), data_label(r.get("data")),
+             *(fmt(r.get(k)) for k, _ in COLUMNS), str(r.get("n", "-"))] for r in results]
+    tidy = [{"system": row[0], "data": row[1], **{k: r.get(k) for k, _ in COLUMNS}}
+            for row, r in zip(rows, results, strict=True)]
+    return Table(title="Winogender: accuracy by pronoun gender, gender flips, gotchas",
+                 header=["System", "Data", *(label for _, label in COLUMNS), "n"], rows=rows,
+                 tidy=tidy, label="tab:winogender",
+                 notes=["Fractions. Flip rate: share of template x participant groups whose "
+                        "answer changes with the pronoun's gender. Gotcha: answer = occupation, "
+                        "pronoun gender not the occupation's majority (BLS). r: Pearson's r of "
+                        "% women (BLS) with the share of female-pronoun sentences resolved to "
+                        "the occupation (Rudinger et al. 2018, figure 4)."])
