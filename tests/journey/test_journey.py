@@ -31,10 +31,12 @@ TASK_KEYS = {
     "altentities": (*CHOICE_KEYS, "truncated_instances"),
     "winogender": (*CHOICE_KEYS, "winogender", "accuracy_male", "accuracy_female",
                    "accuracy_neutral", "flip_rate", "gotcha_accuracy", "pearson_r"),
+    "winobias": (*CHOICE_KEYS, "winobias", "coref", "conll_f1"),
 }
 CASES = [("kitmus", "kitmus-native"), ("kitmus", "kitmus-conll"), ("gap", "gap"),
          ("knowref", "knowref-json"), ("knowref", "knowref-tsv"), ("winograd", "winograd"),
-         ("altentities", "altentities"), ("winogender", "winogender")]
+         ("altentities", "altentities"), ("winogender", "winogender"),
+         ("winobias", "winobias")]
 
 
 def ok(*args: str, cwd: Path | None = None) -> str:

@@ -26,6 +26,7 @@ DATA = {
     "winograd": FIX / "winograd" / "wsc-tiny.jsonl",
     "altentities": FIX / "altentities" / "books-recipes.json",
     "winogender": FIX / "winogender" / "all_sentences.tsv",
+    "winobias": FIX / "winobias" / "anti_stereotyped_type2.txt.test",
 }
 
 

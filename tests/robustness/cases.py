@@ -583,6 +583,25 @@ def shape_cases() -> list[Case]:
              "told the customer that he could pay.", "does not occur")]:
         add(f"winogender: {id_}", wg, _write("all_sentences.tsv", f"sentid\tsentence\n{row}\n"),
             frag)
+    # WinoBias: one sentence file with its two occupation lists beside it
+    def _winobias(line: str) -> Make:
+        def make(case_dir: Path, support: Path) -> None:
+            (case_dir / "male_occupations.txt").write_text("janitor\nchief\n")
+            (case_dir / "female_occupations.txt").write_text("accountant\nassistant\n")
+            (case_dir / "pro_stereotyped_type1.txt.test").write_text(line + "\n")
+        return make
+
+    wb = (*RUN, "{T}/pro_stereotyped_type1.txt.test")
+    for id_, line, frag in [
+            ("no sentence number", "The janitor scolded [the accountant] because [she] erred.",
+             "expected a sentence number"),
+            ("no bracketed antecedent", "1 The janitor scolded the accountant because [she] "
+             "erred.", "bracketed occupation"),
+            ("one occupation", "1 [The janitor] sighed because [he] erred.",
+             "expected two occupations"),
+            ("nested brackets", "1 The janitor scolded [the [accountant]] because [she] erred.",
+             "nested square brackets")]:
+        add(f"winobias: {id_}", wb, _winobias(line), frag)
     # Report inputs
     r, v = "r.json", "result.json"
     rep = ("report", "{T}/r.json")

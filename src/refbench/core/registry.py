@@ -149,6 +149,8 @@ TASKS = Registry(
               "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"),
         Entry("winogender", f"{_T}.winogender.task:TASK",
               "Winogender: occupation or participant; by gender, flips, gotchas, correlation"),
+        Entry("winobias", f"{_T}.winobias.task:TASK",
+              "WinoBias: Pro / Anti / Avg / Diff per type; MUC/B3/CEAF-e on its CoNLL files"),
     ],
 )
 

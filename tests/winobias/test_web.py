@@ -1,0 +1,47 @@
+"""WinoBias in ``refbench serve``: the release folder (its 8 sentence files) is one dataset with
+its facets; an instance page marks both occupations and the pronoun; two runs compare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from refbench.runs.runner import run_suite
+from refbench.runs.store import Store
+from refbench.web.app import create_app
+from refbench.web.catalog import ServeConfig
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "winobias"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("wb-web")
+    store = Store(root / "results.sqlite")
+    for model in ("first", "random"):
+        run_suite(model, FIXTURE, root / model, store=store, progress=False)
+    store.close()
+    return create_app(ServeConfig(data=[FIXTURE], run_dirs=[], store=root / "results.sqlite",
+                                  index_dir=root / "index"))
+
+
+def test_dataset_instance_and_compare(app: Any) -> None:
+    client = app.test_client()
+    cat = app.config["CATALOG"]
+    (ds,) = [d for d in cat.datasets.values() if d.task == "winobias"]
+    page = client.get(f"/data/{ds.key}").get_data(as_text=True)
+    assert len(ds.files) == 8
+    assert "?f.stereotype=anti" in page and "?f.split=dev" in page
+    inst = client.get(f"/data/{ds.key}/0").get_data(as_text=True)
+    assert ('<span class="ment ent0">The developer</span> argued with '
+            '<span class="ment ent1">the designer</span> because <span class="pron">he</span>'
+            in inst)
+    assert "System answers" in inst and "first" in inst
+    systems = {s.label: s.sid for s in cat.systems(ds)}
+    assert set(systems) == {"first", "random"}
+    compare = client.get(f"/compare?data={ds.key}&sys={systems['first']}"
+                         f"&sys={systems['random']}")
+    assert compare.status_code == 200
+    assert "Accuracy by slice" in compare.get_data(as_text=True)
