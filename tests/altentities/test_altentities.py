@@ -180,8 +180,14 @@ def test_uniform_and_description_sampling(entity_file: Path, tmp_path: Path) -> 
     pairs = {frozenset(c["name"] for c in it["choices"]) for it in desc}
     assert frozenset({"Quiet Rivers", "Silent Streams"}) in pairs
     out = tmp_path / "q.jsonl"
-    r = run_cli("altentities", "sample-pairs", str(FIX), "--method", "SIMILAR_NAME", "--n", "3",
-                "--out", str(out))
+    r = run_cli("altentities", "sample-pairs", str(entity_file), "--method", "SIMILAR_NAME",
+                "--n", "3", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert all(json.loads(x)["sampling_method"] == "SIMILAR_NAME"
-               for x in out.read_text().splitlines())
+    lines = out.read_text().splitlines()
+    assert lines and all(json.loads(x)["sampling_method"] == "SIMILAR_NAME" for x in lines)
+    # No pair fits (no two titles of the fixture are 1-3 edits apart): an error, not an
+    # empty file with exit 0.
+    none = run_cli("altentities", "sample-pairs", str(FIX), "--method", "SIMILAR_NAME", "--n",
+                   "3", "--out", str(tmp_path / "none.jsonl"))
+    assert none.returncode == 2 and "no pair of the" in none.stderr
+    assert not (tmp_path / "none.jsonl").exists()

@@ -124,8 +124,12 @@ def test_version_1_store_is_read_then_migrated(tmp_path: Path) -> None:
         assert st.version == 1 and st.runs()[0]["split"] is None
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
-    ls = run_cli("results", "ls", "--store", str(path), "--json")
+    ls = run_cli("results", "ls", "--store", str(path), "--json")  # a reading command
     assert json.loads(ls.stdout)[0]["model"] == "first"
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 0
+    tag = run_cli("results", "tag", "1", "--tag", "old", "--store", str(path))  # a writing one
+    assert tag.returncode == 0, tag.stderr
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID

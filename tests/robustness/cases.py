@@ -751,9 +751,140 @@ def model_arg_cases() -> list[Case]:
     return out
 
 
+# --- the last silent failures (issue 23) ------------------------------------------------------
+
+def _copy(name: str, valid: str) -> Make:
+    return lambda d, s: (d / name).write_bytes(valid_bytes(s, valid))
+
+
+def _damaged_store(case_dir: Path, support: Path) -> None:
+    """A store whose header is intact while a page of its runs table is not (PRAGMA
+    integrity_check fails; listing it crashed before)."""
+    import sqlite3
+
+    path = case_dir / "s.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT "
+                   "NOT NULL, model TEXT NOT NULL, model_fingerprint TEXT NOT NULL, task TEXT NOT "
+                   "NULL, data TEXT NOT NULL, data_sha256 TEXT, n INTEGER NOT NULL, accuracy "
+                   "REAL, metrics TEXT NOT NULL, out_dir TEXT, split TEXT, system TEXT)")
+        db.execute("CREATE TABLE run_tags (run_id INTEGER NOT NULL, tag TEXT NOT NULL, "
+                   "PRIMARY KEY (run_id, tag))")
+        db.execute("CREATE TABLE predictions (model_fingerprint TEXT NOT NULL, instance_hash "
+                   "TEXT NOT NULL, output TEXT NOT NULL, PRIMARY KEY (model_fingerprint, "
+                   "instance_hash))")
+        for i in range(5):
+            db.execute("INSERT INTO runs (created, model, model_fingerprint, task, data, n, "
+                       "accuracy, metrics, out_dir) VALUES (?, 'first', 'fp', 'gap', 'd.tsv', "
+                       "3, 0.5, '{\"accuracy\": 0.5}', ?)", (f"2026-01-0{i + 1}", f"o{i}"))
+        db.execute("PRAGMA application_id = 1382433329")
+        db.execute("PRAGMA user_version = 2")
+    data = bytearray(path.read_bytes())
+    page = 4096
+    cells = data[page:2 * page]  # the runs table's page: break its cell pointers
+    data[page + 8:page + 18] = b"\x9c" * 10
+    assert cells != data[page:2 * page]
+    path.write_bytes(bytes(data))
+
+
+def _suite_missing_one(case_dir: Path, support: Path) -> None:
+    """Answers for one subtask of the support suite only (the other subtasks have none)."""
+    sub = support / "suite" / "background-pretrain" / "subtask_2_ents"
+    ids = [json.loads(x)["id"] for x in (sub / "test.jsonl").read_text().splitlines()
+           if x.strip()]
+    out = case_dir / "preds" / "background-pretrain" / "subtask_2_ents" / "test"
+    out.mkdir(parents=True)
+    (out / "predictions.jsonl").write_text("".join(json.dumps({"id": i, "answer": 0}) + "\n"
+                                                   for i in ids))
+
+
+def silent_cases() -> list[Case]:
+    """Outputs that are inputs, damaged stores, partial suite folders and the rest of the
+    issue's list: each was exit 0 (or a traceback) with a wrong or missing result before."""
+    c: list[Case] = []
+
+    def add(id_: str, args: tuple[str, ...], make: Make | None, fragment: str, code: int = 2,
+            cause: str = "silent wrong result") -> None:
+        c.append(Case(id=id_, args=args, make=make, code=code, fragment=fragment, cause=cause))
+
+    same = "is also an input of this command"
+    kit = ("evaluate", "--task", "kitmus", "--gold", "{T}/g.jsonl", "--pred", "{T}/p.jsonl")
+    both: Make = lambda d, s: (_copy("g.jsonl", "kitmus.jsonl")(d, s),  # noqa: E731
+                               _copy("p.jsonl", "kitmus-answers.jsonl")(d, s))
+    add("output is an input: evaluate --out the --gold file", (*kit, "--out", "{T}/g.jsonl"),
+        both, same + " (--gold)", cause="output is an input")
+    add("output is an input: evaluate --out the --pred file", (*kit, "--out", "{T}/p.jsonl"),
+        both, same + " (--pred)", cause="output is an input")
+    add("output is an input: evaluate --out before --pred, spelled ./", (
+        "evaluate", "--task", "kitmus", "--out", "./p.jsonl", "--gold", "{T}/g.jsonl",
+        "--pred", "{T}/p.jsonl"), both, same, cause="output is an input")
+    add("output is an input: evaluate --out and --plot the same file", (
+        "evaluate", "--task", "tne", "--gold", "{S}/tne.jsonl", "--pred", "{S}/tne-pred.jsonl",
+        "--out", "{T}/r.png", "--plot", "{T}/r.png"), None, "another output of this command",
+        cause="output is an input")
+    add("output is an input: convert onto its source", (
+        "convert", "{T}/in.v4_gold_conll", "{T}/in.v4_gold_conll"),
+        _copy("in.v4_gold_conll", "kitmus.v4_gold_conll"), same + " (SRC)",
+        cause="output is an input")
+    add("output is an input: knowref switch --out the input", (
+        "knowref", "switch", "{T}/k.json", "--out", "{T}/k.json"), _copy("k.json", "knowref.json"),
+        same, cause="output is an input")
+    add("output is an input: tne convert onto --gold", (
+        "tne", "convert", "{S}/tne-pred.jsonl", "{T}/g.jsonl", "--gold", "{T}/g.jsonl"),
+        _copy("g.jsonl", "tne.jsonl"), same + " (--gold)", cause="output is an input")
+    add("output is an input: report --out the result", (
+        "report", "{T}/r.json", "--out", "{T}/r.json"), _copy("r.json", "result.json"), same,
+        cause="output is an input")
+    add("output is an input: run --out the folder holding --data", (
+        "run", "--model", "first", "--no-store", "--quiet", "--data", "{T}/run/d.jsonl", "--out",
+        "{T}/run"), lambda d, s: ((d / "run").mkdir(), _copy("run/d.jsonl", "kitmus.jsonl")(d, s)),
+        "holds an input of this command", cause="output is an input")
+    add("output is an input: tne baseline --out the --data file", (
+        "tne", "baseline", "title-first", "--data", "{T}/d.jsonl", "--out", "{T}/d.jsonl"),
+        _copy("d.jsonl", "tne.jsonl"), same + " (--data)", cause="output is an input")
+    add("output is an input: tne train --out the folder holding --data", (
+        "tne", "train", "--epochs", "1", "--data", "{T}/m/d.jsonl", "--out", "{T}/m"),
+        lambda d, s: ((d / "m").mkdir(), _copy("m/d.jsonl", "tne.jsonl")(d, s)),
+        "holds an input of this command", cause="output is an input")
+    # A damaged store (header intact): every command says so and none writes to it.
+    for cmd in (("results", "ls"), ("results", "show", "1"), ("results", "tag", "1", "--tag",
+                                                               "x"),
+                ("report", "--from-store"), ("altentities", "matrix", "--from-store"),
+                ("run", "--model", "first", "--quiet", "--data", "{S}/wsc.jsonl", "--out",
+                 "{T}/o")):
+        add(f"damaged store: {' '.join(x for x in cmd if '{' not in x)}",
+            (*cmd, "--store", "{T}/s.sqlite"), _damaged_store, "the results store is damaged",
+            cause="damaged store")
+    suite = ("evaluate", "--task", "kitmus", "--gold", "{S}/suite", "--pred", "{T}/preds",
+             "--bootstrap", "0")
+    add("suite folder missing subtasks' predictions", suite, _suite_missing_one,
+        "subtask_3_ents/test/predictions.jsonl")
+    add("suite folder missing subtasks' predictions, --allow-missing", (*suite,
+                                                                        "--allow-missing"),
+        _suite_missing_one, "no predictions for", code=0)
+    add("llm-chat cache under /proc", (*RUN, "{S}/kitmus.jsonl", "--model", "llm-chat:m",
+                                       "--model-arg", "cache=/proc/x/c.sqlite"), None,
+        "/proc/x/c.sqlite", cause="model option")
+    add("altentities sample-pairs --attributes nobody has", (
+        "altentities", "sample-pairs", "{S}/entities.jsonl", "--method", "similar-infobox",
+        "--attributes", "nosuch", "--out", "{T}/q.jsonl"), None, "no entity's infobox has nosuch")
+    add("altentities sample-pairs: no pair fits the method", (
+        "altentities", "sample-pairs", "{S}/entities.jsonl", "--method", "same-name", "--out",
+        "{T}/q.jsonl"), None, "no pair of the 4 entities")
+    add("report: a result without metrics", ("report", "{T}/r.json"),
+        _write("r.json", '{"task": "gap", "system": "s"}'), "no figures to report")
+    add("knowref gold: refbench_index a string", ("knowref", "check", "{T}/k.json"),
+        _json("k.json", "knowref.json", _set("0.refbench_index", "abc")),
+        "field 'refbench_index'")
+    add("a path holding a newline", ("report", "{T}/a\nb.json"), None, "a\\nb.json: result file")
+    add("a path holding a byte that is not UTF-8", ("report", "{T}/a\udcffb.json"), None,
+        "a\\xffb.json: result file")
+    return c
+
+
 def all_cases() -> list[Case]:
     cases = [*file_cases(), *output_cases(), *shape_cases(), *number_cases(),
-             *model_arg_cases()]
+             *model_arg_cases(), *silent_cases()]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

@@ -64,9 +64,9 @@ def matrix(runs: tuple[Path, ...], from_store: bool, store: Path | None, fmt: st
     if from_store:
         from refbench.runs.store import Store
 
-        st = Store(store)
-        metrics = [st.get(r["run_id"])["metrics"]
-                   for r in st.runs(limit=10_000, task="altentities")]
+        with Store(store, readonly=True) as st:
+            metrics = [st.get(r["run_id"])["metrics"]
+                       for r in st.runs(limit=10_000, task="altentities")]
     elif runs:
         metrics = load_run_metrics(list(runs))
     else:

@@ -12,8 +12,9 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from refbench.core import interrupt
-from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+from refbench.core.errors import E_USAGE, OutputError, RefbenchError, UsageError
 from refbench.core.io import check_output_dir, check_output_file, json_text, output_group
+from refbench.core.outputs import check_not_input, same_path
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -108,29 +109,81 @@ def print_json(obj: Any) -> None:
     click.echo(json_text(obj))
 
 
-PATH = click.Path(path_type=Path)
 COUNT = click.IntRange(min=0)  # a number of things: 0 or more
 POSITIVE = click.IntRange(min=1)
 SEED = click.IntRange(min=0, max=2**32 - 1)  # what numpy and torch accept everywhere
+_PATHS = "refbench.paths"  # ctx.meta key: the input and output paths given so far
 
 
-class OutputPath(click.Path):
-    """An output path, checked when the options are parsed (before any work starts): a folder
-    where a file is expected, a read-only place or ``/proc/...`` is one error naming the path."""
+def _option_name(param: click.Parameter | None) -> str:
+    if param is None:
+        return "an argument"
+    if isinstance(param, click.Argument):
+        return param.human_readable_name
+    return max(param.opts, key=len) if param.opts else str(param.name)
 
-    def __init__(self, kind: str = "file") -> None:
+
+def _given_paths(ctx: click.Context | None) -> dict[str, list[tuple[Path, str, str]]]:
+    """The paths of this invocation, shared by its group and command contexts (``ctx.meta``):
+    ``{"in": [(path, option, kind)], "out": [...]}``."""
+    if ctx is None:
+        return {"in": [], "out": []}
+    paths: dict[str, list[tuple[Path, str, str]]] = ctx.meta.setdefault(_PATHS,
+                                                                        {"in": [], "out": []})
+    return paths
+
+
+class InputPath(click.Path):
+    """An input path (file or folder). Recorded for the command, so that an output path that
+    is one of its inputs is refused (see :class:`OutputPath`), in whichever order they come."""
+
+    def __init__(self) -> None:
         super().__init__(path_type=Path)
-        self.kind = kind
-        self.name = f"output {kind}"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         path = Path(os.fsdecode(super().convert(value, param, ctx)))
-        return check_output_dir(path) if self.kind == "dir" else check_output_file(path)
+        paths = _given_paths(ctx)
+        for out, _, kind in paths["out"]:
+            check_not_input(out, [(path, _option_name(param))], kind=kind)
+        paths["in"].append((path, _option_name(param), "input"))
+        return path
+
+
+PATH = InputPath()
+
+
+class OutputPath(click.Path):
+    """An output path, checked when the options are parsed (before any work starts): a folder
+    where a file is expected, a read-only place or ``/proc/...`` is one error naming the path;
+    so is a path that is also one of the command's inputs (or, for a folder, holds one) or
+    another of its outputs. ``kind="any"``: a file or a folder, only compared with the others."""
+
+    def __init__(self, kind: str = "file") -> None:
+        super().__init__(path_type=Path)
+        self.kind = kind
+        self.name = f"output {kind}" if kind != "any" else "output path"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        path = Path(os.fsdecode(super().convert(value, param, ctx)))
+        if self.kind == "dir":
+            check_output_dir(path)
+        elif self.kind == "file":
+            check_output_file(path)
+        paths = _given_paths(ctx)
+        check_not_input(path, [(p, name) for p, name, _ in paths["in"]], kind=self.kind)
+        for other, name, _ in paths["out"]:
+            if same_path(other, path):
+                raise OutputError(f"is also the path of another output of this command "
+                                  f"({name}): choose two different paths", path=path)
+        paths["out"].append((path, _option_name(param), self.kind))
+        return path
 
 
 OUT_FILE = OutputPath("file")
 OUT_DIR = OutputPath("dir")
+OUT_ANY = OutputPath("any")
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -52,12 +52,15 @@ EXAMPLE = (
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed gold instances (reported as a count and ids) instead of "
                    "stopping.")
+@click.option("--allow-missing", is_flag=True,
+              help="Suite mode: score a system folder that lacks some subtasks' predictions "
+                   "(a warning names them) instead of stopping.")
 @transactional
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, systems: tuple[str, ...], split: str,
              bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
              input_type: str | None, max_words: int | None, plot: Path | None,
-             ci: bool, skip_invalid: bool) -> None:
+             ci: bool, skip_invalid: bool, allow_missing: bool) -> None:
     """Score predictions of any registered task. Takes what refbench run writes (a run folder,
     its predictions.jsonl, a whole suite run folder) and each task's own formats: KITMUS
     clusters, GAP TSV or answers; GAP system TSV; KnowRef answers or clusters; WinoGrande
@@ -88,7 +91,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     result = evaluate_predictions(task, gold, preds, systems=systems, split=split,
                                   bootstrap=bootstrap, seed=seed, switched_pred=switched_pred,
                                   switched_gold=switched_gold, reader_options=reader,
-                                  on_invalid=invalid)
+                                  on_invalid=invalid, allow_missing=allow_missing)
     if invalid is not None:
         result.update(invalid.report())
         if invalid:

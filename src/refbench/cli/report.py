@@ -54,7 +54,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
 
         skipped: list[str] = []
         ids = parse_ints(run_ids, "--runs")  # a bad option is named before the store is opened
-        with Store(store, create=False) as st:
+        with Store(store, readonly=True) as st:
             data = store_results(st, ids=ids, tag=tag, skipped=skipped)
         for note in skipped:
             click.echo(f"note: left out {note}", err=True)
@@ -68,6 +68,12 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     else:
         raise UsageError("give result files or run folders, or --from-store")
     text = build_tables(data, fmt=fmt, metric=metric, ci=ci, standalone=standalone)
+    if not text.strip():
+        from refbench.core.errors import RefbenchError
+
+        raise RefbenchError("no figures to report: the results hold no metrics (a result "
+                            "written by refbench evaluate --out or refbench run has them)",
+                            path=", ".join(str(r.get("_path", "?")) for r in data))
     if out is not None:
         write_text_atomic(out, text)
         click.echo(f"table: {out}", err=True)

@@ -34,7 +34,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     from refbench.report.render import aligned_text
     from refbench.runs.store import Store
 
-    with Store(store, create=False) as st:
+    with Store(store, readonly=True) as st:
         rows = st.runs(limit=limit or None, task=task, tag=tag)
         path = st.path
     if as_json:
@@ -66,7 +66,7 @@ def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
 
     from refbench.runs.store import Store
 
-    with Store(store, create=False) as st:
+    with Store(store, readonly=True) as st:
         row = st.get(run_id)
     if as_json:
         print_json(row)

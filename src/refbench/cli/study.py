@@ -8,7 +8,17 @@ from typing import Any, TypeVar
 
 import click
 
-from refbench.cli.common import CONTEXT, COUNT, PATH, POSITIVE, SEED, print_json, split_list
+from refbench.cli.common import (
+    CONTEXT,
+    COUNT,
+    OUT_ANY,
+    OUT_FILE,
+    PATH,
+    POSITIVE,
+    SEED,
+    print_json,
+    split_list,
+)
 from refbench.core.inputs import format_name
 
 ANNOTATORS_HELP = "How many annotators (ann1..annN), or their names: alice,bob."
@@ -55,7 +65,7 @@ def _common(f: F) -> F:
         click.option("--annotators", default="3", show_default=True, help=ANNOTATORS_HELP),
         click.option("--overlap", type=POSITIVE, default=None, help=OVERLAP_HELP),
         click.option("--seed", type=SEED, default=0, show_default=True),
-        click.option("--out", type=PATH, required=True, help="The study file to write."),
+        click.option("--out", type=OUT_FILE, required=True, help="The study file to write."),
         click.option("--overwrite", is_flag=True, help="Replace an existing study file."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]):
@@ -172,7 +182,7 @@ def serve(study_file: Path, host: str, port: int) -> None:
     "refbench study export ae.sqlite --format native --out collected/"))
 @click.argument("study_file", type=PATH)
 @click.option("--format", "fmt", default="csv", show_default=True, help="csv, json or native.")
-@click.option("--out", type=PATH, default=None,
+@click.option("--out", type=OUT_ANY, default=None,
               help="File (csv, json; default: stdout) or folder (native).")
 def export(study_file: Path, fmt: str, out: Path | None) -> None:
     """Answers as item,annotator,label CSV, everything as JSON, or the task's own format

@@ -9,6 +9,7 @@ import click
 from refbench.cli.common import (
     CONTEXT,
     COUNT,
+    OUT_ANY,
     OUT_DIR,
     OUT_FILE,
     PATH,
@@ -32,7 +33,7 @@ def tne() -> None:
     "--out baselines/ --json"))
 @click.argument("name")
 @click.option("--data", type=PATH, required=True, help="TNE documents (any release).")
-@click.option("--out", type=PATH, required=True,
+@click.option("--out", type=OUT_ANY, required=True,
               help="Predictions file (or a folder when NAME is 'all').")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="For title-random.")

@@ -54,9 +54,26 @@ class RefbenchError(Exception):
         return ": ".join(parts)
 
     def render(self) -> str:
+        """The one line shown: control characters (a file name holding a newline) and bytes
+        that are not UTF-8 (kept as surrogates) are written as escapes, so the error stays
+        one printable line."""
         where = self.where()
         prefix = f"error E{self.code}"
-        return f"{prefix}: {where}: {self.message}" if where else f"{prefix}: {self.message}"
+        text = f"{prefix}: {where}: {self.message}" if where else f"{prefix}: {self.message}"
+        return one_line(text)
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks, other control characters and undecodable bytes escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    if 0xDC80 <= ord(c) <= 0xDCFF:  # a byte kept by surrogateescape
+        return f"\\x{ord(c) - 0xDC00:02x}"
+    return c.encode("unicode_escape").decode("ascii")
 
 
 def _rebuild(cls: type[RefbenchError], message: str, code: int, path: str | None,

@@ -12,6 +12,9 @@
 - :func:`prepare_output_dir` / :func:`commit_output_dir`: a whole folder through a temporary
   sibling that records its owner, so a later run removes the partial folders of runs that were
   killed (or names those it cannot attribute).
+- :func:`check_not_input`: an output path that is one of the command's inputs (the same file
+  under any spelling, or a folder holding an input that writing it would replace) is refused
+  before anything is read, instead of overwriting the input with the result.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import contextvars
 import errno
 import glob
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -97,6 +101,40 @@ def check_output_dir(path: str | Path) -> Path:
         raise OutputError(f"cannot write here ({folder} is a file, not a folder)", path=p)
     _probe(folder, p)
     return p
+
+
+def _resolved(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p.absolute()
+
+
+def same_path(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name the same file or folder (hard links, symlinks and ``./x`` vs
+    ``x`` included); paths that do not exist yet are compared resolved."""
+    a, b = Path(a), Path(b)
+    with contextlib.suppress(OSError):
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    return _resolved(a) == _resolved(b)
+
+
+def check_not_input(output: str | Path, inputs: Iterable[tuple[str | Path, str]], *,
+                    kind: str = "file") -> None:
+    """Refuse an output that would destroy an input of the same command: ``output`` is one of
+    ``inputs`` (``(path, option name)`` pairs), or, for a folder output (``kind="dir"``, which
+    is replaced as a whole), holds one of them. Called as soon as both paths are known, so the
+    refusal comes before any work and nothing is written."""
+    out = Path(output)
+    for path, name in inputs:
+        p = Path(path)
+        if same_path(out, p):
+            raise OutputError(f"is also an input of this command ({name}); writing the output "
+                              "there would overwrite it: choose another output path", path=out)
+        if kind == "dir" and _resolved(p).is_relative_to(_resolved(out)):
+            raise OutputError(f"holds an input of this command ({name} {p}); writing the "
+                              "output folder would replace it: choose another folder", path=out)
 
 
 def _make_parents(folder: Path, target: Path) -> list[Path]:
@@ -199,8 +237,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     if group is not None:
         group.created.extend(created)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}",
-                                    dir=folder)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.{_owner_tag()}.",
+                                    suffix=f".tmp{target.suffix}", dir=folder)
     except OSError as exc:
         _remove_dirs(created)
         raise output_error(exc, target) from None
@@ -216,12 +254,37 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
                 os.replace(tmp, target)
         except OSError as exc:
             raise output_error(exc, target) from None
+        remove_stale_temporaries(target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if group is None:
             _remove_dirs(created)
         raise
+
+
+def _owner_tag() -> str:
+    """``<pid>@<host hash>``: who writes a temporary file, so that a later run can tell one
+    left by a killed process (SIGKILL runs no cleanup) from one still being written."""
+    host = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
+    return f"{os.getpid()}@{host}"
+
+
+def remove_stale_temporaries(target: Path) -> list[Path]:
+    """Remove the temporary siblings of ``target`` left by killed processes on this machine
+    (called after each successful write of ``target``); returns those removed."""
+    folder = target.parent if str(target.parent) else Path(".")
+    host = _owner_tag().split("@")[1]
+    removed = []
+    for tmp in folder.glob(f".{glob.escape(target.name)}.*@*.tmp{glob.escape(target.suffix)}"):
+        tag = tmp.name[len(target.name) + 2:].split(".", 1)[0]
+        pid, _, owner_host = tag.partition("@")
+        if owner_host != host or not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed.append(tmp)
+    return removed
 
 
 class _Writer:

@@ -26,6 +26,7 @@ class JsonlinesDocument:
     clusters: list[list[Span]]
     predicted_clusters: list[list[Span]] | None
     line: int
+    subtoken_map: list[int] | None = None  # BERT-style output: the word of each wordpiece
 
     @property
     def words(self) -> list[str]:
@@ -85,7 +86,16 @@ def jsonlines_document(obj: Any, *, path: Path | str, line: int) -> JsonlinesDoc
     clusters = _clusters(rec, "clusters", n_words) if rec.has("clusters") else []
     predicted = _clusters(rec, "predicted_clusters", n_words) \
         if "predicted_clusters" in obj else None
-    return JsonlinesDocument(rec.text("doc_key"), sentences, clusters, predicted, line)
+    subtoken_map = None
+    if obj.get("subtoken_map") is not None:
+        subtoken_map = [check_int(x, f"subtoken_map[{i}]", rec.where, min=0)
+                        for i, x in enumerate(rec.items("subtoken_map"))]
+        if len(subtoken_map) != n_words:
+            raise rec.where.error(f"field 'subtoken_map': expected one word index for each of "
+                                  f"the {n_words} subtokens of 'sentences', found "
+                                  f"{len(subtoken_map)}")
+    return JsonlinesDocument(rec.text("doc_key"), sentences, clusters, predicted, line,
+                             subtoken_map)
 
 
 def read_jsonlines(path: str | Path, *, on_invalid: InvalidInstances | None = None

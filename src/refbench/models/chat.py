@@ -62,12 +62,21 @@ def parse_answer(reply: str, inst: ChoiceInstance) -> int | None:
 
 class _Cache:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from refbench.core.errors import OutputError
+        from refbench.core.outputs import check_output_file, output_error
+
+        check_output_file(path)  # /proc/..., a folder, a read-only place: one error line
         self.lock = threading.Lock()
-        self.db = sqlite3.connect(str(path), check_same_thread=False)
-        self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
-                        "response TEXT NOT NULL)")
-        self.db.commit()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path), check_same_thread=False)
+            self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
+                            "response TEXT NOT NULL)")
+            self.db.commit()
+        except OSError as exc:
+            raise output_error(exc, path) from None
+        except sqlite3.Error as exc:
+            raise OutputError(f"cannot use the response cache ({exc})", path=path) from None
 
     def get(self, key: str) -> str | None:
         with self.lock:

@@ -22,7 +22,10 @@ A run record stands for an output folder: a new run into a recorded folder updat
 migrated in place when opened for writing and read as it is otherwise. Every write is one short
 ``BEGIN IMMEDIATE`` transaction; a store locked by another process is waited for
 (``$REFBENCH_STORE_TIMEOUT`` seconds, default 60). A damaged, foreign, read-only or locked
-store is an error naming the file.
+store is an error naming the file. Every store is checked when it is opened (SQLite's
+``quick_check``: page structure, record formats, NOT NULL columns): a damaged one is refused
+before anything reads or writes it, so commands never list garbage nor write into a file that
+SQLite can no longer keep consistent. Commands that only read open it read-only.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class Store:
         self.notes: list[str] = []
         self.version = SCHEMA_VERSION
         existed = self.path.is_file()
+        self._made: list[Path] = []  # folders made for a new store (removed if it fails)
         if not existed and (readonly or not create):
             raise StoreError(self._missing_message(), path=self.path, kind="missing")
         if not readonly and existed and not writable(self.path):
@@ -76,7 +80,10 @@ class Store:
                              path=self.path, code=E_OUTPUT, kind="readonly")
         try:
             if not existed:
+                missing = [d for d in (self.path.parent, *self.path.parent.parents)
+                           if not d.exists()]
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._made = missing
             uri = f"file:{self.path.resolve()}" + ("?mode=ro" if readonly else "")
             self.db = sqlite3.connect(uri, uri=True, timeout=self.timeout,
                                       isolation_level=None)
@@ -85,15 +92,46 @@ class Store:
                              path=self.path, code=E_OUTPUT, kind="open") from None
         except sqlite3.Error as exc:
             raise translate_error(exc, self.path, self.timeout) from None
-        with self._guard():
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._open_schema(new=not existed)
+        try:
+            with self._guard():
+                if existed:
+                    self._check_integrity()
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self._open_schema(new=not existed)
+        except BaseException:
+            self.db.close()
+            if not existed:
+                self._remove_new_file()
+            raise
         if not existed and not self.explicit and legacy_store_path().is_file():
             self.notes.append(
                 f"note: refbench now keeps results per project, here in {self.path}; the "
                 f"store older versions kept per user is at {legacy_store_path()}: copy its "
                 f"runs with `refbench results import {legacy_store_path()}`, or read it with "
                 "--store")
+
+    def _check_integrity(self) -> None:
+        """Refuse a damaged store (its header may be intact while pages are not)."""
+        self.db.text_factory = lambda b: b.decode("utf-8", "replace")  # damage is not UTF-8
+        try:
+            rows = [str(r[0]) for r in self.db.execute("PRAGMA quick_check(5)")]
+        finally:
+            self.db.text_factory = str
+        if rows != ["ok"]:
+            found = "; ".join(" ".join(r.split()) for r in rows)
+            raise StoreError(f"the results store is damaged (integrity check: {found[:300]}); "
+                             "move it aside and start a new one, or salvage it with: sqlite3 "
+                             "FILE .recover | sqlite3 NEW", path=self.path, kind="damaged")
+
+    def _remove_new_file(self) -> None:
+        """A store this call created and could not finish (a full disk) is removed, with the
+        folder made for it: nothing half-made is left."""
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                Path(f"{self.path}{suffix}").unlink()
+        for folder in self._made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
     def _missing_message(self) -> str:
         msg = "no results store here (refbench run creates one; --store or REFBENCH_STORE " \
@@ -155,6 +193,10 @@ class Store:
             yield
         except sqlite3.Error as exc:
             raise translate_error(exc, self.path, self.timeout) from None
+        except UnicodeDecodeError:
+            raise StoreError("the results store is damaged (a text field is not UTF-8); move "
+                             "it aside and start a new one", path=self.path,
+                             kind="damaged") from None
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:

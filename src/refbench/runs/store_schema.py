@@ -76,6 +76,9 @@ def translate_error(exc: sqlite3.Error, path: Path, timeout: float) -> StoreErro
         return StoreError("the results store is read-only here; give a writable one with "
                           "--store PATH (or REFBENCH_STORE), or use --no-store", path=path,
                           code=E_OUTPUT, kind="readonly")
+    if "full" in low or "no space" in low:
+        return StoreError("cannot write the results store (no space left on device)", path=path,
+                          code=E_OUTPUT, kind="full")
     if "not a database" in low or "malformed" in low or "disk i/o" in low or "corrupt" in low:
         return StoreError(f"the results store is damaged ({msg}); move it aside and start a new "
                           "one, or salvage it with: sqlite3 FILE .recover | sqlite3 NEW",

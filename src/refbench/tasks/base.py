@@ -204,7 +204,8 @@ class Task:
     def evaluate_directory(self, gold: Path, preds: Sequence[Path], *,
                            systems: Sequence[str] = (), split: str = "test",
                            bootstrap: int = 1000, seed: int = 0,
-                           on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                           on_invalid: InvalidInstances | None = None,
+                           allow_missing: bool = False) -> dict[str, Any]:
         """``evaluate`` with a folder as gold (:meth:`is_run_directory`): the complete result,
         returned as is."""
         raise UsageError(f"task {self.name!r} scores files, not folders")

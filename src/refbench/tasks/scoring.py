@@ -64,9 +64,11 @@ def evaluate_predictions(task: str, gold: str | Path, preds: Sequence[str | Path
                          switched_pred: str | Path | None = None,
                          switched_gold: str | Path | None = None,
                          reader_options: dict[str, Any] | None = None,
-                         on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                         on_invalid: InvalidInstances | None = None,
+                         allow_missing: bool = False) -> dict[str, Any]:
     """Score ``preds`` against ``gold`` for ``task`` (a registered task name). ``on_invalid``
-    (``--skip-invalid``): malformed gold instances are skipped and recorded there."""
+    (``--skip-invalid``): malformed gold instances are skipped and recorded there.
+    ``allow_missing``: a suite folder may lack some subtasks' predictions (a warning)."""
     gold = Path(gold)
     paths = [Path(p) for p in preds]
     if not paths:
@@ -74,7 +76,8 @@ def evaluate_predictions(task: str, gold: str | Path, preds: Sequence[str | Path
     t = get_task(task)
     if gold.is_dir() and type(t).evaluate_directory is not Task.evaluate_directory:
         return t.evaluate_directory(gold, paths, systems=list(systems), split=split,
-                                    bootstrap=bootstrap, seed=seed, on_invalid=on_invalid)
+                                    bootstrap=bootstrap, seed=seed, on_invalid=on_invalid,
+                                    allow_missing=allow_missing)
     if len(systems) > 1:
         raise UsageError("several --system names are for several suite folders; one file "
                          "(or several runs of one system) takes one name")

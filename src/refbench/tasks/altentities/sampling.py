@@ -147,6 +147,12 @@ def _pairs(ents: list[Entity], method: str, rng: random.Random,
         return [(ents[i], ents[j], f"cosine {float(sims[i, j]):.3f}")
                 for i, j in enumerate(best)]
     # similar-infobox
+    if attributes:
+        have = {k for e in ents for k in e.infobox}
+        unknown = [a for a in attributes if a not in have]
+        if unknown:
+            raise UsageError(f"--attributes: no entity's infobox has {', '.join(unknown)} "
+                             f"(its attributes: {', '.join(sorted(have)[:15]) or 'none'})")
     sets: list[tuple[str, ...]] = [tuple(attributes)] if attributes else \
         DEFAULT_ATTRIBUTES.get(ents[0].domain, [("genre",)])
     out = []
@@ -166,10 +172,14 @@ def _pairs(ents: list[Entity], method: str, rng: random.Random,
 
 def sample_pairs(ents: list[Entity], *, method: str, n: int, seed: int = 0,
                  attributes: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The questions, checked before the first is written: attributes no entity has, or a
+    method that finds no pair, are errors rather than an empty output file."""
     by_label = {v.lower(): k for k, v in RELEASE_LABELS.items()}
     method = by_label.get(method.lower(), method)
     if method not in METHODS:
         raise UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if attributes and method != "similar-infobox":
+        raise UsageError(f"--attributes applies to --method similar-infobox, not {method}")
     rng = random.Random(f"{seed}:{method}")
     openings = json.loads(resources.files("refbench.tasks.altentities").joinpath(
         "data/openings.json").read_text(encoding="utf-8"))
@@ -179,8 +189,16 @@ def sample_pairs(ents: list[Entity], *, method: str, n: int, seed: int = 0,
         if a.key != b.key:
             unique.setdefault(frozenset((a.key, b.key)), (a, b, why))
     pool = list(unique.values())
+    if not pool:
+        raise RefbenchError(f"no pair of the {len(ents)} entities fits --method "
+                            f"{RELEASE_LABELS[method]}: nothing to write")
     rng.shuffle(pool)
-    for a, b, why in pool[:n]:
+    return _questions(pool[:n], rng, openings, RELEASE_LABELS[method])
+
+
+def _questions(pool: list[tuple[Entity, Entity, str]], rng: random.Random,
+               openings: dict[str, list[str]], label: str) -> Iterator[dict[str, Any]]:
+    for a, b, why in pool:
         if rng.random() < 0.5:
             a, b = b, a
         show_a, show_b = (a.name, b.name) if base_title(a.name)[0] == base_title(b.name)[0] \
@@ -189,7 +207,7 @@ def sample_pairs(ents: list[Entity], *, method: str, n: int, seed: int = 0,
             "domain": a.domain,
             "opening": rng.choice(openings.get(a.domain, openings["BOOKS"])),
             "question": f"Do you mean '{show_a}' or '{show_b}'?",
-            "sampling_method": RELEASE_LABELS[method],
+            "sampling_method": label,
             "why": why,
             "choices": [{"name": e.name, "key": e.key, "description": e.description}
                         for e in (a, b)],

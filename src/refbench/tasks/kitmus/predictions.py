@@ -6,7 +6,9 @@ CoNLL-2012 with a predicted coreference column, GAP-format TSV (the 11-column fi
 header), and refbench answers JSONL (``{"id", "answer": index or name, "scores": [...]}``;
 an index counts candidates in task-text order; a native KITMUS instance file also works).
 Candidate ``k`` is linked when a predicted cluster holds both its task-text mention and the
-pronoun (exact token spans), as in the official evaluator.
+pronoun (exact token spans), as in the official evaluator. BERT-style ``.jsonlines`` (wordpiece
+``sentences`` with ``[CLS]``/``[SEP]`` and a ``subtoken_map``) are read too: see
+:mod:`refbench.tasks.kitmus.wordpieces`.
 """
 
 from __future__ import annotations
@@ -22,13 +24,18 @@ from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.formats.gap_tsv import parse_offset, read_gap_system, system_label
 from refbench.tasks.kitmus.gold import GoldItem, Span, instance_key
+from refbench.tasks.kitmus.wordpieces import SPECIAL, Wordpieces, word_clusters
 
 
 @dataclass(frozen=True)
 class ClusterPred:
+    """``wordpieces``: set when ``words`` are BERT subtokens with a ``subtoken_map``; the
+    clusters then index those subtokens or the gold words (decided against the gold)."""
+
     clusters: tuple[frozenset[Span], ...]
     words: tuple[str, ...] | None
     where: str
+    wordpieces: Wordpieces | None = None
 
 
 @dataclass(frozen=True)
@@ -68,13 +75,19 @@ class PredictionFile:
 def _read_jsonlines_preds(path: Path) -> PredictionFile:
     items: dict[str, Prediction] = {}
     both = same = 0
+    kind = "jsonlines"
     for doc in read_jsonlines(path):
         clusters = doc.predicted_clusters if doc.predicted_clusters is not None else doc.clusters
         if doc.predicted_clusters is not None and doc.clusters:
             both += 1
             same += _canon(doc.predicted_clusters) == _canon(doc.clusters)
+        pieces = None
+        if doc.subtoken_map is not None:
+            pieces = Wordpieces(tuple(doc.words), tuple(doc.subtoken_map))
+            kind = "jsonlines-wordpieces"
         items[instance_key(doc.doc_key)] = ClusterPred(
-            tuple(frozenset(c) for c in clusters), tuple(doc.words), f"{path}:{doc.line}")
+            tuple(frozenset(c) for c in clusters), tuple(doc.words), f"{path}:{doc.line}",
+            pieces)
     warnings = []
     if both and same == both:
         warnings.append(f"{path}: 'predicted_clusters' equal 'clusters' in all {both} documents: "
@@ -82,7 +95,7 @@ def _read_jsonlines_preds(path: Path) -> PredictionFile:
     elif both:
         warnings.append(f"{path}: both 'clusters' and 'predicted_clusters' present; scored "
                         "'predicted_clusters' (the official evaluator would score 'clusters')")
-    return PredictionFile(str(path), "jsonlines", items, warnings)
+    return PredictionFile(str(path), kind, items, warnings)
 
 
 def _canon(clusters: list[list[Span]]) -> frozenset[frozenset[Span]]:
@@ -181,16 +194,21 @@ def linked_candidates(gold: GoldItem, pred: Prediction) -> set[int]:
         if gold.words is None or gold.pronoun_span is None:
             raise RefbenchError("cluster predictions need token-level gold (CoNLL or native "
                                 "JSONL), not a GAP TSV", item=gold.doc_id)
-        if pred.words is not None and pred.words != gold.words:
+        clusters = pred.clusters
+        if pred.wordpieces is not None:
+            clusters = word_clusters(gold, pred.clusters, pred.wordpieces, pred.where)
+        elif pred.words is not None and pred.words != gold.words:
             first = next((i for i, (a, b) in enumerate(zip(pred.words, gold.words, strict=False))
                           if a != b), min(len(pred.words), len(gold.words)))
+            hint = ("; its sentences hold wordpieces ([CLS]/[SEP]) but no 'subtoken_map' to "
+                    "merge them" if SPECIAL & set(pred.words) else "")
             raise RefbenchError(
                 f"predictions are tokenised differently from the gold (first difference at token "
-                f"{first}; {len(pred.words)} vs {len(gold.words)} tokens)", path=pred.where,
+                f"{first}; {len(pred.words)} vs {len(gold.words)} tokens){hint}", path=pred.where,
                 item=gold.doc_id)
         out = set()
         for k, cand in enumerate(gold.candidates):
-            if any(cand.span in c and gold.pronoun_span in c for c in pred.clusters):
+            if any(cand.span in c and gold.pronoun_span in c for c in clusters):
                 out.add(k)
         return out
     if isinstance(pred, GapPred):

@@ -156,9 +156,13 @@ def score_cell(gold: list[Any], files: list[Path], *, bootstrap: int, seed: int
 def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path], *,
                    names: list[str] | None = None, split: str = "test",
                    bootstrap: int = 1000, seed: int = 0,
-                   on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                   on_invalid: InvalidInstances | None = None,
+                   allow_missing: bool = False) -> dict[str, Any]:
     """``systems``: one folder per system; ``names``: what to call them (default: the name a
-    suite run recorded in the folder, else the folder's name)."""
+    suite run recorded in the folder, else the folder's name). A system folder without
+    predictions for one of the gold's subtasks is an error naming what is missing (a table
+    with a silent ``-`` cell reads as complete), unless ``allow_missing``: then it is a
+    warning and the cell stays empty."""
     gold_files = find_gold(Path(gold_root), split)
     folders = [Path(s) for s in systems]
     for sdir in folders:
@@ -177,6 +181,7 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
     cells: list[dict[str, Any]] = []
     warnings: list[str] = []
     random_row: dict[str, float] = {}
+    missing: list[str] = []
     for (variant, n), gold_path in gold_files.items():  # the paper's variant order
         gold = list(read_gold(gold_path, on_invalid=on_invalid))
         if not gold:
@@ -184,6 +189,9 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
         random_row[f"{variant}|{n}"] = sum(1 / len(g.candidates) for g in gold) / len(gold)
         for sdir, label in zip(folders, labels, strict=True):
             files = match_predictions(sdir, variant, n, split)
+            if not files:
+                missing.append(f"{label}: {sdir}/{variant}/subtask_{n}_ents/{split}/"
+                               "predictions.jsonl")
             if files:
                 cell = score_cell(gold, files, bootstrap=bootstrap, seed=seed)
                 warnings += [f"{label}, {variant}, {n} entities: {w}"
@@ -194,6 +202,16 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
         raise RefbenchError(f"no prediction files matched any gold subtask for split {split!r} "
                             "(expected <variant>/subtask_<n>_ents/ in each system folder)",
                             path=str(folders[0]) if folders else None)
+    if missing:
+        listed = "; ".join(missing[:5]) + (f"; and {len(missing) - 5} more"
+                                            if len(missing) > 5 else "")
+        if not allow_missing:
+            raise RefbenchError(f"no predictions for {len(missing)} of the "
+                                f"{len(gold_files) * len(folders)} system subtasks (expected, "
+                                f"or another file naming the variant, subtask_<n>_ents and "
+                                f"{split!r}): {listed}; give --allow-missing to score the rest")
+        warnings.insert(0, f"no predictions for {len(missing)} system subtasks (left empty): "
+                           + "; ".join(missing))
     return {"task": "kitmus", "mode": "suite", "split": split, "gold": str(gold_root),
             "data": str(gold_root), "systems": labels, "cells": cells,
             "random_baseline": random_row, "warnings": warnings}

@@ -119,11 +119,13 @@ class KitmusTask(Task):
     def evaluate_directory(self, gold: Path, preds: Sequence[Path], *,
                            systems: Sequence[str] = (), split: str = "test",
                            bootstrap: int = 1000, seed: int = 0,
-                           on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                           on_invalid: InvalidInstances | None = None,
+                           allow_missing: bool = False) -> dict[str, Any]:
         from refbench.tasks.kitmus.suite_eval import evaluate_suite
 
         return evaluate_suite(gold, list(preds), names=list(systems), split=split,
-                              bootstrap=bootstrap, seed=seed, on_invalid=on_invalid)
+                              bootstrap=bootstrap, seed=seed, on_invalid=on_invalid,
+                              allow_missing=allow_missing)
 
     def evaluate(self, gold: Path, preds: Sequence[Path], *, systems: Sequence[str] = (),
                  split: str = "test", bootstrap: int = 1000, seed: int = 0,

@@ -112,8 +112,13 @@ def parse_json_record(obj: Any, index: int, *, path: Path | str) -> JsonRecord:
         else:
             raise RefbenchError("the candidates are identical and correct_candidate_idx is "
                                 "absent: no gold answer", path=path, item=item)
-    if isinstance(obj.get("refbench_index"), int) and not isinstance(obj["refbench_index"], bool):
-        index = obj["refbench_index"]
+    if obj.get("refbench_index") is not None:
+        value = obj["refbench_index"]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise RefbenchError(f"field 'refbench_index': expected an integer >= 0 (the "
+                                f"record's position in the original file), found "
+                                f"{json_type(value)}", path=path, item=item)
+        index = value
     return JsonRecord(index, item, sentence, (c0, c1), gold, source, by_index, original_id)
 
 

@@ -130,7 +130,8 @@ class WinoBiasTask(Task):
     def evaluate_directory(self, gold: Path, preds: Sequence[Path], *,
                            systems: Sequence[str] = (), split: str = "test",
                            bootstrap: int = 1000, seed: int = 0,
-                           on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                           on_invalid: InvalidInstances | None = None,
+                           allow_missing: bool = False) -> dict[str, Any]:
         """A folder run's output (``refbench run --data FOLDER --out OUT``) against the
         release folder: each file's predictions from OUT's subfolder for it."""
         from refbench.tasks.answers import system_name

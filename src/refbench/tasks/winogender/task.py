@@ -134,7 +134,8 @@ class WinogenderTask(Task):
     def evaluate_directory(self, gold: Path, preds: Sequence[Path], *,
                            systems: Sequence[str] = (), split: str = "test",
                            bootstrap: int = 1000, seed: int = 0,
-                           on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                           on_invalid: InvalidInstances | None = None,
+                           allow_missing: bool = False) -> dict[str, Any]:
         from refbench.tasks.winogender.read import find_release
 
         return self.evaluate(find_release(gold), preds, systems=systems, split=split,
