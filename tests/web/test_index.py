@@ -125,7 +125,7 @@ def test_disagreement_order_and_correctness_filters(tmp_path: Path) -> None:
 def test_bad_queries_raise(tmp_path: Path) -> None:
     db = _index(tmp_path, SUITE)
     with pytest.raises(BadQuery):
-        Lister(db, ListQuery(q='"open'))
+        Lister(db, ListQuery(q='"open', mode="advanced"))
     with pytest.raises(BadQuery):
         ListQuery(facets={"colour": "red"}).validate(["split"])
     with pytest.raises(BadQuery):

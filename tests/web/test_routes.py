@@ -79,7 +79,7 @@ def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
     assert re.search(r'id="matching">2<', body)
     body = text(client.get(f"/data/{k}?q=harbour&f.variant=background-pretrain"))
     assert re.search(r'id="matching">1<', body)
-    body = text(client.get(f"/data/{k}?q=%22the+city+tour%22+OR+marina"))
+    body = text(client.get(f"/data/{k}?q=%22the+city+tour%22+OR+marina&mode=advanced"))
     assert re.search(r'id="matching">4<', body)
     body = text(client.get(f"/data/{k}?f.split=validation&f.entities=3"))
     assert re.search(r'id="matching">2<', body)
@@ -91,8 +91,8 @@ def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
 def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
     k = key(app, "kitmus", suite=True)
     cases = {
-        f"/data/{k}?q=%22unbalanced": 400,
-        f"/data/{k}?q=nosuchcolumn:word": 400,
+        f"/data/{k}?q=%22unbalanced&mode=advanced": 400,
+        f"/data/{k}?q=nosuchcolumn:word&mode=advanced": 400,
         f"/data/{k}?f.colour=red": 400,
         f"/data/{k}?after=abc": 400,
         f"/data/{k}?sys=nope": 400,
@@ -113,7 +113,7 @@ def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
         body = text(resp)
         assert "Traceback" not in body and "secret detail" not in body, url
         assert "Back to the datasets" in body, url
-    frag = client.get(f"/data/{k}?q=%22x", headers={"HX-Request": "true"})
+    frag = client.get(f"/data/{k}?q=%22x&mode=advanced", headers={"HX-Request": "true"})
     assert frag.status_code == 400 and "<html" not in text(frag)
 
 

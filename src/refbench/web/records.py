@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,11 @@ FACETS: dict[str, tuple[tuple[str, str], ...]] = {
     "altentities": (("domain", "domain"), ("sampling_method", "sampling method"),
                     ("description_section", "description section")),
     "tne": (("source", "source"), ("labelled", "labelled")),
+}
+# Named parts of an instance's text that the search can be limited to (name -> label); a task
+# listed here gives every record ``fields`` with exactly these names (see Record.fields).
+TEXT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "kitmus": (("task", "task text"), ("knowledge", "knowledge text")),
 }
 _KITMUS_SPLIT = re.compile(r"/([\w-]+):\d+$")
 PREVIEW_CHARS = 220
@@ -50,6 +55,10 @@ class Record:
     title: str
     body: str
     payload: dict[str, Any]
+    # Named texts searched on their own as well (TEXT_FIELDS of the task): each is an FTS
+    # column of its own; a search over "all the text" reads ``body`` and every field, so text
+    # in a field need not be repeated in ``body``.
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 def _preview(text: str) -> str:
