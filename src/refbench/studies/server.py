@@ -92,7 +92,7 @@ def serve(study: str | Path, *, host: str = "127.0.0.1", port: int = 8000, threa
         raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); try "
                          "another --port") from None
     bound = getattr(server, "effective_port", port)
-    shown = f"[{host}]" if ":" in host else host
+    shown = guard.url_host(host, trusted_hosts)
     if on_ready is not None:
         on_ready(f"http://{shown}:{bound}")
     try:

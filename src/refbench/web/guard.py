@@ -60,6 +60,15 @@ def allowed_hosts(bind: str = "127.0.0.1", trusted: Iterable[str] = ()) -> froze
     return frozenset(names)
 
 
+def url_host(bind: str, trusted: Iterable[str] = ()) -> str:
+    """The host to print in links: the bind address, or for a wildcard bind (which no Host
+    header names) the first trusted name, else 127.0.0.1; IPv6 in brackets."""
+    host = bind
+    if bind in ("0.0.0.0", "::", ""):
+        host = next((h for h in trusted if h.strip()), "127.0.0.1")
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 def host_name(host: str) -> str:
     """``example.org:8000`` -> ``example.org``; ``[::1]:8000`` -> ``::1``."""
     host = host.strip().lower()

@@ -14,7 +14,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.web.catalog import Catalog, ServeConfig
-from refbench.web.guard import allowed_hosts, is_loopback
+from refbench.web.guard import allowed_hosts, is_loopback, url_host
 
 
 def make_config(data: list[Path], *, run_dirs: list[Path], store: Path | None,
@@ -68,7 +68,7 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
 
     hosts = allowed_hosts(host, trusted_hosts or [])
     mounted = study_blueprints(studies or [])
-    shown = f"[{host}]" if ":" in host else host
+    shown = url_host(host, trusted_hosts or [])
     if studies_only(host, bool(studies), expose_data):
         from refbench.studies.server import studies_app
 
