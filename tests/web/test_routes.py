@@ -91,8 +91,6 @@ def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
 def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
     k = key(app, "kitmus", suite=True)
     cases = {
-        f"/data/{k}?q=%22unbalanced&mode=advanced": 400,
-        f"/data/{k}?q=nosuchcolumn:word&mode=advanced": 400,
         f"/data/{k}?f.colour=red": 400,
         f"/data/{k}?after=abc": 400,
         f"/data/{k}?sys=nope": 400,
@@ -113,6 +111,12 @@ def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
         body = text(resp)
         assert "Traceback" not in body and "secret detail" not in body, url
         assert "Back to the datasets" in body, url
+    for url in (f"/data/{k}?q=%22unbalanced&mode=advanced",
+                f"/data/{k}?q=nosuchcolumn:word&mode=advanced&f.split=test"):
+        resp = client.get(url)  # the page, under its other filters, with the message
+        body = text(resp)
+        assert resp.status_code == 400 and "Traceback" not in body, url
+        assert 'id="error"' in body and "Filters" in body and 'id="matching"' in body, url
     frag = client.get(f"/data/{k}?q=%22x&mode=advanced", headers={"HX-Request": "true"})
     assert frag.status_code == 400 and "<html" not in text(frag)
 

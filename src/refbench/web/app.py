@@ -69,6 +69,9 @@ def create_app(config: ServeConfig, *,
 
     @app.errorhandler(BadQuery)
     def bad_query(exc: BadQuery) -> Any:
+        if request.endpoint == "browse.dataset" and request.args.get("q") \
+                and not request.headers.get("HX-Request"):
+            return _listing_without_search(app, str(exc))
         return _error(400, "Bad request", str(exc))
 
     @app.errorhandler(OverflowError)
@@ -97,6 +100,22 @@ def create_app(config: ServeConfig, *,
                                              "log)")
 
     return app
+
+
+def _listing_without_search(app: Flask, message: str) -> Any:
+    """A dataset page whose search failed, as a full page: the listing under every other
+    filter, with the search text kept in its box and the message above the results (a 400)."""
+    from flask import g
+    from werkzeug.datastructures import ImmutableMultiDict
+
+    g.search_error, g.search_text = message, request.args.get("q", "")
+    request.args = ImmutableMultiDict(  # type: ignore[misc]
+        [(k, v) for k, v in request.args.items(multi=True) if k not in ("q", "after", "before")])
+    try:
+        body = app.view_functions["browse.dataset"](**(request.view_args or {}))
+    except BadQuery as exc:  # something besides the search is wrong too
+        return _error(400, "Bad request", str(exc))
+    return body, 400
 
 
 def _search_fields(task: str) -> list[tuple[str, str]]:
