@@ -109,7 +109,7 @@ def _listing_without_search(app: Flask, message: str) -> Any:
     from werkzeug.datastructures import ImmutableMultiDict
 
     g.search_error, g.search_text = message, request.args.get("q", "")
-    request.args = ImmutableMultiDict(  # type: ignore[misc]
+    request.args = ImmutableMultiDict(
         [(k, v) for k, v in request.args.items(multi=True) if k not in ("q", "after", "before")])
     try:
         body = app.view_functions["browse.dataset"](**(request.view_args or {}))
