@@ -73,6 +73,13 @@ def test_official_conll_records_agree_with_the_gold_reader() -> None:
         assert roles.count("entity_knowledge") == 3
         marked = {m[3] for m in rec.payload["marks"] if m[2] == "mention"}
         assert marked == {0, 1, 2}
+        # The searchable fields: the task text (also the preview) and the knowledge text.
+        text = rec.payload["text"]
+        parts = {p: " ".join(text[s["start"]:s["end"]] for s in rec.payload["sentences"]
+                             if (s["part"] == "task") == (p == "task"))
+                 for p in ("task", "knowledge")}
+        assert rec.fields == parts and rec.fields["task"] == rec.title
+        assert all(parts.values()) and ch.expression in rec.fields["task"]
 
 
 def test_search_filters_and_keyset_pages(tmp_path: Path) -> None:
