@@ -189,3 +189,35 @@ def test_leaderboard_run_and_demo_pages(page: Any, base_url: str, tmp_path: Path
     shot(page, "error", tmp_path)
     assert [p for p in page.problems if "404" not in p] == []
     page.problems.clear()  # the browser logs the page's own 404 status as a console error
+
+
+def test_failed_advanced_search_keeps_the_filters(page: Any, base_url: str, app: Any,
+                                                  tmp_path: Path) -> None:
+    """A search SQLite rejects (advanced mode) shows its message where the results were; the
+    filters, the chosen slice and the search form stay on screen, and a good search after it
+    lists results again. Plain mode finds what people type (an apostrophe, a hyphen)."""
+    k = key(app, "kitmus", suite=True)
+    page.goto(f"{base_url}/data/{k}?f.variant=background-pretrain")
+    expect(page.locator("#matching")).to_have_text("10")
+    assert page.locator("#field option").count() == 3  # all / task text / knowledge text
+    page.select_option("#field", "task")
+    page.fill("#q", "O'Brien's e-mail")  # plain text: no FTS5 syntax error on what people type
+    expect(page.locator("#results")).to_contain_text("match")
+    expect(page.locator("#error")).to_have_count(0)
+    page.select_option("#field", "")
+    page.fill("#q", "harbour")
+    expect(page.locator("#matching")).to_have_text("1")
+    shot(page, "search-plain", tmp_path)
+    page.select_option("#mode", "advanced")
+    page.fill("#q", '"unbalanced')
+    expect(page.locator("#error")).to_contain_text("search syntax")
+    expect(page.locator(".facets")).to_be_visible()
+    expect(page.locator(".facets strong", has_text="background-pretrain")).to_be_visible()
+    expect(page.locator("#q")).to_have_value('"unbalanced')
+    shot(page, "search-error-keeps-filters", tmp_path)
+    page.fill("#q", "harbour OR marina")
+    expect(page.locator("#matching")).to_be_visible()
+    expect(page.locator("#error")).to_have_count(0)
+    # The failed search's 400 (logged by chromium and htmx) is expected here.
+    page.problems[:] = [p for p in page.problems
+                        if "status of 400" not in p and "Error Code 400" not in p]

@@ -73,6 +73,13 @@ def test_official_conll_records_agree_with_the_gold_reader() -> None:
         assert roles.count("entity_knowledge") == 3
         marked = {m[3] for m in rec.payload["marks"] if m[2] == "mention"}
         assert marked == {0, 1, 2}
+        # The searchable fields: the task text (also the preview) and the knowledge text.
+        text = rec.payload["text"]
+        parts = {p: " ".join(text[s["start"]:s["end"]] for s in rec.payload["sentences"]
+                             if (s["part"] == "task") == (p == "task"))
+                 for p in ("task", "knowledge")}
+        assert rec.fields == parts and rec.fields["task"] == rec.title
+        assert all(parts.values()) and ch.expression in rec.fields["task"]
 
 
 def test_search_filters_and_keyset_pages(tmp_path: Path) -> None:
@@ -125,7 +132,7 @@ def test_disagreement_order_and_correctness_filters(tmp_path: Path) -> None:
 def test_bad_queries_raise(tmp_path: Path) -> None:
     db = _index(tmp_path, SUITE)
     with pytest.raises(BadQuery):
-        Lister(db, ListQuery(q='"open'))
+        Lister(db, ListQuery(q='"open', mode="advanced"))
     with pytest.raises(BadQuery):
         ListQuery(facets={"colour": "red"}).validate(["split"])
     with pytest.raises(BadQuery):

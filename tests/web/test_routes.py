@@ -79,7 +79,7 @@ def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
     assert re.search(r'id="matching">2<', body)
     body = text(client.get(f"/data/{k}?q=harbour&f.variant=background-pretrain"))
     assert re.search(r'id="matching">1<', body)
-    body = text(client.get(f"/data/{k}?q=%22the+city+tour%22+OR+marina"))
+    body = text(client.get(f"/data/{k}?q=%22the+city+tour%22+OR+marina&mode=advanced"))
     assert re.search(r'id="matching">4<', body)
     body = text(client.get(f"/data/{k}?f.split=validation&f.entities=3"))
     assert re.search(r'id="matching">2<', body)
@@ -91,8 +91,6 @@ def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
 def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
     k = key(app, "kitmus", suite=True)
     cases = {
-        f"/data/{k}?q=%22unbalanced": 400,
-        f"/data/{k}?q=nosuchcolumn:word": 400,
         f"/data/{k}?f.colour=red": 400,
         f"/data/{k}?after=abc": 400,
         f"/data/{k}?sys=nope": 400,
@@ -113,7 +111,13 @@ def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
         body = text(resp)
         assert "Traceback" not in body and "secret detail" not in body, url
         assert "Back to the datasets" in body, url
-    frag = client.get(f"/data/{k}?q=%22x", headers={"HX-Request": "true"})
+    for url in (f"/data/{k}?q=%22unbalanced&mode=advanced",
+                f"/data/{k}?q=nosuchcolumn:word&mode=advanced&f.split=test"):
+        resp = client.get(url)  # the page, under its other filters, with the message
+        body = text(resp)
+        assert resp.status_code == 400 and "Traceback" not in body, url
+        assert 'id="error"' in body and "Filters" in body and 'id="matching"' in body, url
+    frag = client.get(f"/data/{k}?q=%22x&mode=advanced", headers={"HX-Request": "true"})
     assert frag.status_code == 400 and "<html" not in text(frag)
 
 

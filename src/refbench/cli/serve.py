@@ -30,11 +30,17 @@ EXAMPLE = (
                    "Its annotator and admin links are printed.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind; anything but loopback exposes the app to the network.")
+@click.option("--trusted-host", "trusted_hosts", multiple=True, metavar="NAME",
+              help="Another host name to answer to (the public name a reverse proxy forwards); "
+                   "repeatable. Loopback names and --host are always answered, nothing else.")
+@click.option("--expose-data", is_flag=True,
+              help="With --study on a non-loopback --host, serve the data and runs too (by "
+                   "default annotators reach only the study).")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--no-warm", is_flag=True, help="Index datasets on first visit, not at start.")
 def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None,
           index_dir: Path | None, tne_model: Path | None, studies: tuple[Path, ...], host: str,
-          port: int, no_warm: bool) -> None:
+          trusted_hosts: tuple[str, ...], expose_data: bool, port: int, no_warm: bool) -> None:
     """Explore datasets, inspect model outputs side by side, compare runs with paired
     significance tests, read the leaderboard, and try the TNE demo, in a local web app.
 
@@ -46,4 +52,5 @@ def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None
 
     serve_app(list(data), run_dirs=list(run_dirs), store=store, index_dir=index_dir,
               tne_model=tne_model, host=host, port=port, warm=not no_warm,
-              studies=list(studies))
+              studies=list(studies), trusted_hosts=list(trusted_hosts),
+              expose_data=expose_data)

@@ -159,7 +159,10 @@ def create_tne(data: Path, n: int, annotators: str, overlap: int | None, seed: i
               help="Interface to listen on (loopback unless you mean otherwise).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="0 picks a free port.")
-def serve(study_file: Path, host: str, port: int) -> None:
+@click.option("--trusted-host", "trusted_hosts", multiple=True, metavar="NAME",
+              help="Another host name to answer to (the public name a reverse proxy forwards, "
+                   "see docs/howto/serve-study-behind-proxy.md); repeatable.")
+def serve(study_file: Path, host: str, port: int, trusted_hosts: tuple[str, ...]) -> None:
     """Serve a study: prints one link per annotator (their token is in it) and the admin link.
     Every answer is written to the study file as it is given."""
     from refbench.studies.server import is_loopback, links
@@ -174,7 +177,7 @@ def serve(study_file: Path, host: str, port: int) -> None:
         for name, url in links(study_file, base):
             click.echo(f"  {name:12s} {url}")
 
-    run_server(study_file, host=host, port=port, on_ready=ready)
+    run_server(study_file, host=host, port=port, trusted_hosts=trusted_hosts, on_ready=ready)
 
 
 @study.command(context_settings=CONTEXT, epilog=(

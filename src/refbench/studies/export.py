@@ -58,11 +58,21 @@ def rows(store: StudyStore) -> list[dict[str, str]]:
     return out
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: str) -> str:
+    """A cell a spreadsheet will not run: text starting like a formula (``= + - @``, tab,
+    carriage return) gets a leading ``'`` (OWASP's advice against CSV injection), since
+    annotators type free text. JSON and native exports keep the text exact."""
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
 def to_csv(records: list[dict[str, str]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(records)
+    writer.writerows({k: csv_cell(str(v)) for k, v in r.items()} for r in records)
     return buf.getvalue()
 
 

@@ -7,21 +7,40 @@ needed for that.
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from flask import Flask, Response, render_template
+from flask import Blueprint, Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from refbench.core.errors import UsageError
 from refbench.studies.db import StudyStore
 from refbench.studies.web import SECURITY_HEADERS, make_study_blueprint
+from refbench.web import guard
+from refbench.web.guard import is_loopback
+
+__all__ = ["create_app", "is_loopback", "links", "serve", "studies_app"]
 
 
-def create_app(study: str | Path) -> Flask:
+def create_app(study: str | Path, *, hosts: frozenset[str] | None = None) -> Flask:
+    """The study's pages in an app of their own, answering to ``hosts`` (default: loopback)."""
+    return studies_app([make_study_blueprint(study)], hosts=hosts)
+
+
+def studies_app(blueprints: Iterable[Blueprint | tuple[Blueprint, str]], *,
+                hosts: frozenset[str] | None = None) -> Flask:
+    """A minimal app mounting study blueprints (each as it is, or under a URL prefix), with the
+    same host, origin and body-size checks as the data app (:mod:`refbench.web.guard`); also
+    what ``refbench serve --study`` serves on a non-loopback host without ``--expose-data``."""
     app = Flask(__name__, static_folder=None)  # static files come from the blueprint
-    app.register_blueprint(make_study_blueprint(study))
+    guard.install_converters(app)
+    guard.install(app, hosts)
+    for bp in blueprints:
+        if isinstance(bp, tuple):
+            app.register_blueprint(bp[0], url_prefix=bp[1])
+        else:
+            app.register_blueprint(bp)
 
     @app.after_request
     def _headers(resp: Response) -> Response:
@@ -35,21 +54,18 @@ def create_app(study: str | Path) -> Flask:
                                message="No such page." if exc.code == 404 else exc.description
                                ), exc.code or 500
 
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> tuple[str, int]:
+        app.logger.exception("unexpected error on %s", guard.redact(request.path))
+        return render_template("study/error.html", code=500,
+                               message="Internal error (details in the server log)."), 500
+
     @app.get("/")
     def index() -> str:
         return render_template("study/error.html", code="refbench study",
                                message="Open the link you were given (it holds your token).")
 
     return app
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def links(study: str | Path, base: str) -> list[tuple[str, str]]:
@@ -61,19 +77,22 @@ def links(study: str | Path, base: str) -> list[tuple[str, str]]:
 
 
 def serve(study: str | Path, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8,
+          trusted_hosts: Iterable[str] = (),
           on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve until interrupted; ``on_ready`` gets the base URL once the socket is bound."""
+    """Serve until interrupted; ``on_ready`` gets the base URL once the socket is bound. The
+    app answers to loopback names, ``host`` and ``trusted_hosts`` (names a proxy forwards)."""
     from waitress import create_server
 
-    app = create_app(study)
+    app = create_app(study, hosts=guard.allowed_hosts(host, trusted_hosts))
     try:
-        server = create_server(app, host=host, port=port, threads=threads,
-                               clear_untrusted_proxy_headers=True)
+        server: Any = create_server(app, host=host, port=port, threads=threads,
+                                    clear_untrusted_proxy_headers=True,
+                                    max_request_body_size=guard.MAX_BODY)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); try "
                          "another --port") from None
     bound = getattr(server, "effective_port", port)
-    shown = f"[{host}]" if ":" in host else host
+    shown = guard.url_host(host, trusted_hosts)
     if on_ready is not None:
         on_ready(f"http://{shown}:{bound}")
     try:

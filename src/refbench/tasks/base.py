@@ -86,6 +86,9 @@ class Task:
     # web app
     #: Facets the dataset page filters by: (name, label) in display order.
     facets: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: Named parts of an instance's text that a search can be limited to (name, label); every
+    #: record of the task then carries ``fields`` with exactly these names.
+    text_fields: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: The instance page's template: the web app's own folder is searched first, then every
     #: task's :meth:`template_dir`, so give a task's own templates names of their own.
     instance_template: ClassVar[str] = "instance_choice.html"

@@ -9,7 +9,7 @@ alone, so opening an instance never re-reads a data file. A task's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from refbench.core.types import ChoiceInstance
@@ -34,6 +34,10 @@ class Record:
     title: str
     body: str
     payload: dict[str, Any]
+    # Named texts searched on their own as well (the task's ``text_fields``): each is an FTS
+    # column of its own; a search over "all the text" reads ``body`` and every field, so text
+    # in a field need not be repeated in ``body``.
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 def preview(text: str) -> str:

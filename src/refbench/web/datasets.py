@@ -8,6 +8,10 @@ data (resources, system outputs) are listed as skipped with the reason, never fa
 
 Dataset keys are stable (a slug of the name plus a hash of the resolved path), so URLs survive a
 restart of the server.
+
+A folder is walked inside itself only: a symbolic link that resolves outside the folder given
+is not followed (one note lists such links by their own names, never their targets, which the
+home page would otherwise show), and no folder is walked twice, so a link loop costs one visit.
 """
 
 from __future__ import annotations
@@ -127,22 +131,46 @@ def discover(paths: list[Path]) -> Discovery:
             seen.add(ds.path)
             found.datasets.append(ds)
 
-    def walk(folder: Path) -> None:
+    def walk(folder: Path, root: Path, outside: list[str], visited: set[Path]) -> None:
+        real = folder.resolve()
+        if real in visited:
+            return
+        visited.add(real)
         if is_suite(folder):
             add(folder)
             return
         for child in sorted(folder.iterdir()):
             if child.name.startswith("."):
                 continue
+            if child.is_symlink() and not _inside(child, root):
+                outside.append(str(child.relative_to(root)))
+                continue
             if child.is_dir():
-                walk(child)
+                walk(child, root, outside, visited)
             elif child.is_file() and not child.name.lower().endswith((".md", ".txt", ".csv",
                                                                      ".py", ".png")):
                 add(child)
 
     for p in paths:
         if p.is_dir() and not is_suite(p):
-            walk(p.resolve())
+            root = p.resolve()
+            outside: list[str] = []
+            walk(root, root, outside, set())
+            if outside:
+                found.skipped.append((str(p), f"{len(outside)} symbolic link(s) lead outside "
+                                      f"the folder and were not followed: "
+                                      f"{', '.join(outside[:10])}"
+                                      f"{' …' if len(outside) > 10 else ''}"))
         else:
             add(p)
     return found
+
+
+def _inside(link: Path, root: Path) -> bool:
+    """Whether ``link`` resolves to ``root`` or somewhere under it (a dangling or looping link
+    resolves nowhere useful and counts as outside)."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return target == root or root in target.parents

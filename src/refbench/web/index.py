@@ -34,9 +34,15 @@ from refbench.web.datasets import Dataset
 from refbench.web.records import Problem, Record, file_records
 from refbench.web.records import facet_names as facet_names
 
-INDEX_VERSION = 7
+INDEX_VERSION = 8
 BATCH = 2000
 Row = tuple[Any, ...]
+
+
+def text_field_names(task: str) -> list[str]:
+    """The task's named text fields, each an FTS column ``t_<name>`` beside ``body``."""
+    found = find_task(task)
+    return [name for name, _ in found.text_fields] if found else []
 
 
 def match_key(task: str, iid: str) -> str:
@@ -67,19 +73,21 @@ def signature(ds: Dataset) -> str:
 def _rows(kind: str, task: str, path: str) -> tuple[list[Row], list[str]]:
     """One data file's rows and the reader's messages for instances it rejected (run in a
     worker process for suites)."""
-    names = facet_names(task)
+    names, texts = facet_names(task), text_field_names(task)
     rows, problems = [], []
     for rec in file_records(kind, task, Path(path)):
         if isinstance(rec, Problem):
             problems.append(rec.message)
         else:
-            rows.append(_row(task, names, rec))
+            rows.append(_row(task, names, texts, rec))
     return rows, problems
 
 
-def _row(task: str, names: list[str], rec: Record) -> Row:
+def _row(task: str, names: list[str], texts: list[str], rec: Record) -> Row:
+    """Item columns, then the searched texts (body and each named field), then the payload."""
     return (rec.iid, match_key(task, rec.iid), rec.gold, rec.gold_label, rec.title,
-            *(rec.facets.get(n) for n in names), rec.body, pack(rec.payload))
+            *(rec.facets.get(n) for n in names), rec.body,
+            *(rec.fields.get(t, "") for t in texts), pack(rec.payload))
 
 
 def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, tuple[list[Row], list[str]]]]:
@@ -109,7 +117,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE items (n INTEGER PRIMARY KEY, iid TEXT NOT NULL, key TEXT NOT NULL,
                     gold INTEGER, gold_label TEXT NOT NULL, title TEXT NOT NULL{facets});
 CREATE TABLE payloads (n INTEGER PRIMARY KEY, payload BLOB NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE fts USING fts5(body{texts}, content='',
+                                   tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched INTEGER NOT NULL,
                       n_unmatched INTEGER NOT NULL);
 CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
@@ -128,7 +137,8 @@ def default_workers() -> int:
 
 def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: int = 1) -> int:
     """Write the index of ``ds`` to ``target`` (atomically); returns the number of instances."""
-    names = facet_names(ds.task)
+    names, texts = facet_names(ds.task), text_field_names(ds.task)
+    n_items = 5 + len(names)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -138,7 +148,10 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         db.execute("PRAGMA synchronous=OFF")
         # Payloads (and systems' outputs) live in their own tables so that scans of items and
         # preds (counts, slices, joins) read narrow rows.
-        db.executescript(SCHEMA.format(facets="".join(f", f_{n} TEXT" for n in names)))
+        db.executescript(SCHEMA.format(facets="".join(f", f_{n} TEXT" for n in names),
+                                       texts="".join(f", t_{t}" for t in texts)))
+        fts_cols = ", ".join(["rowid", "body", *(f"t_{t}" for t in texts)])
+        fts_marks = ", ".join("?" * (2 + len(texts)))
         cols = ", ".join(["n", "iid", "key", "gold", "gold_label", "title",
                           *(f"f_{n}" for n in names)])
         marks = ", ".join("?" * (6 + len(names)))
@@ -150,11 +163,11 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
                 for i in range(0, len(rows), BATCH):
                     chunk = rows[i:i + BATCH]
                     db.executemany(f"INSERT INTO items ({cols}) VALUES ({marks})",
-                                   [(n + k, *r[:-2]) for k, r in enumerate(chunk)])
+                                   [(n + k, *r[:n_items]) for k, r in enumerate(chunk)])
                     db.executemany("INSERT INTO payloads (n, payload) VALUES (?, ?)",
                                    [(n + k, r[-1]) for k, r in enumerate(chunk)])
-                    db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)",
-                                   [(n + k, r[-2]) for k, r in enumerate(chunk)])
+                    db.executemany(f"INSERT INTO fts ({fts_cols}) VALUES ({fts_marks})",
+                                   [(n + k, *r[n_items:-1]) for k, r in enumerate(chunk)])
                     n += len(chunk)
                     bar.update(len(chunk))
         db.execute("CREATE INDEX items_key ON items (key)")
@@ -162,7 +175,8 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         for name in names:
             db.execute(f"CREATE INDEX items_f_{name} ON items (f_{name})")
         meta = {"signature": signature(ds), "n": str(n), "task": ds.task, "kind": ds.kind,
-                "path": str(ds.path), "facets": json.dumps(names)}
+                "path": str(ds.path), "facets": json.dumps(names),
+                "text_fields": json.dumps(texts)}
         db.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
         db.commit()
         db.execute("PRAGMA journal_mode=WAL")

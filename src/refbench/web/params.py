@@ -1,6 +1,8 @@
 """Reading a page's query string: dataset, search, slice filters, selected systems.
 
-URL parameters (every view is a shareable URL): ``q`` (FTS5 search), ``f.<slice>=<value>``,
+URL parameters (every view is a shareable URL): ``q`` (search text), ``mode=plain|advanced``
+(plain words, or FTS5 syntax), ``field=<name>`` (search one named text field, e.g. KITMUS
+``task`` or ``knowledge``), ``f.<slice>=<value>``,
 ``sys=<system id>`` (repeatable), ``c.<system id>=correct|incorrect|missing``, ``disagree=1``,
 ``answered=1|0`` (only instances every selected system answered), ``sort=index|disagreement``,
 ``after`` / ``before`` (page cursors).
@@ -16,7 +18,7 @@ from flask import abort, current_app, request
 
 from refbench.web.catalog import Catalog
 from refbench.web.datasets import Dataset
-from refbench.web.index import facet_names
+from refbench.web.index import facet_names, text_field_names
 from refbench.web.predictions import ensure_system
 from refbench.web.query import BadQuery, ListQuery
 from refbench.web.runs import System
@@ -76,8 +78,10 @@ def list_query(ds: Dataset, systems: list[System], *, default_sort: str = "index
                       disagree=request.args.get("disagree") == "1",
                       answered=request.args.get("answered", "1" if answered_by_default
                                                 else "0") == "1",
-                      sort=request.args.get("sort", default_sort))
-    query.validate(facet_names(ds.task))
+                      sort=request.args.get("sort", default_sort),
+                      mode=request.args.get("mode") or "plain",
+                      field=request.args.get("field", ""))
+    query.validate(facet_names(ds.task), text_field_names(ds.task))
     return query
 
 

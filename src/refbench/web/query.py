@@ -5,23 +5,108 @@ Keyset pagination (``after``/``before`` a cursor) instead of OFFSET: page 900 of
 instance suite costs what page 1 costs. A cursor is the last row's position in the order: the
 instance number, or ``score.number`` when sorted by disagreement. Bad input (an unknown slice, a
 malformed cursor, FTS5 query syntax SQLite rejects) raises :class:`BadQuery`, shown as a 400.
+
+Search text is plain by default: every word is quoted as an FTS5 phrase, so what people type
+(``O'Brien``, ``e-mail``, ``U.S.``) finds what they mean instead of being FTS5 syntax. The
+``advanced`` mode passes FTS5 syntax through, within caps on terms, prefix terms and NEAR
+groups (:func:`check_advanced`). Either way the MATCH runs once per request, into a temporary
+table every list query of the request reads, and every request's queries share a time budget
+(a progress handler) that ends in a 400 instead of holding a worker for minutes.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 PAGE_SIZE = 50
 CORRECTNESS = ("correct", "incorrect", "missing")
 SORTS = ("index", "disagreement")
-_CURSOR = re.compile(r"^(?:(\d+)\.)?(\d+)$")
+_CURSOR = re.compile(r"^(?:(\d{1,18})\.)?(\d{1,18})$")
+MODES = ("plain", "advanced")
+MAX_CHARS = 500
+MAX_TERMS = 16  # words (plain or advanced, phrase words included)
+MAX_PREFIX = 4  # ``pre*`` terms (advanced)
+MIN_PREFIX_CHARS = 2  # ``a*`` expands to a large share of the vocabulary
+MAX_NEAR = 2  # NEAR groups (advanced)
+MAX_NEAR_DISTANCE = 50
+BUDGET_S = 3.0  # every list query of one request together
+_TICKS = 2000  # SQLite VM instructions between two looks at the clock
+# An FTS5 query's lexemes: "a phrase", a bareword, or one punctuation character.
+_LEXEME = re.compile(r'"(?:[^"]|"")*"?|[^\s"():*^{},+]+|[():*^{},+]')
+_WORD = re.compile(r"\w+")
+_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
 class BadQuery(ValueError):
     """The request asks for something malformed (HTTP 400)."""
+
+    @classmethod
+    def too_slow(cls) -> BadQuery:
+        return cls(f"the search took longer than {BUDGET_S:g} s and was stopped; use fewer or "
+                   "longer words, fewer prefix terms (pre*) or a smaller NEAR distance")
+
+
+def budget_exceeded(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite stopped a statement because the request's time budget ran out."""
+    return "interrupted" in str(exc)
+
+
+def check_advanced(q: str) -> None:
+    """Caps on an FTS5 query's cost (BadQuery when over): its words, prefix terms, NEAR groups
+    and NEAR distance. SQLite still parses the syntax; this only bounds the work."""
+    lexemes = _LEXEME.findall(q)
+    words = prefixes = nears = 0
+    for k, lex in enumerate(lexemes):
+        nxt = lexemes[k + 1] if k + 1 < len(lexemes) else ""
+        if lex.startswith('"'):
+            words += len(_WORD.findall(lex))
+        elif lex == "NEAR" and nxt == "(":
+            nears += 1
+        elif _WORD.match(lex) and lex not in _OPERATORS and nxt != ":":
+            if lex.isdigit() and k > 0 and lexemes[k - 1] == ",":
+                if int(lex) > MAX_NEAR_DISTANCE:
+                    raise BadQuery(f"a NEAR distance is at most {MAX_NEAR_DISTANCE}")
+                continue
+            words += 1
+        if lex == "*":
+            prefixes += 1
+            stem = _WORD.findall(lexemes[k - 1]) if k > 0 else []
+            if not stem or len(stem[-1]) < MIN_PREFIX_CHARS:
+                raise BadQuery(f"a prefix term needs at least {MIN_PREFIX_CHARS} characters "
+                               "before its *")
+    if words > MAX_TERMS:
+        raise BadQuery(f"the search has {words} words; at most {MAX_TERMS}")
+    if prefixes > MAX_PREFIX:
+        raise BadQuery(f"the search has {prefixes} prefix terms (pre*); at most {MAX_PREFIX}")
+    if nears > MAX_NEAR:
+        raise BadQuery(f"the search has {nears} NEAR groups; at most {MAX_NEAR}")
+
+
+def plain_match(q: str) -> str:
+    """Plain search text as an FTS5 query: each whitespace-separated word a quoted phrase (so
+    ``Dehner's`` is the phrase ``dehner s``), all of them required."""
+    words = [w for w in q.split() if _WORD.search(w)]
+    if len(words) > MAX_TERMS:
+        raise BadQuery(f"the search has {len(words)} words; at most {MAX_TERMS}")
+    return " ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def match_expression(q: str, mode: str, column: str | None) -> str:
+    """The FTS5 MATCH text for a search (empty: no search), restricted to one column."""
+    if not q.strip():
+        return ""
+    if mode == "advanced":
+        check_advanced(q)
+        expr = q
+    else:
+        expr = plain_match(q)
+        if not expr:
+            return ""
+    return f"{column} : ({expr})" if column else expr
 
 
 @dataclass
@@ -33,8 +118,10 @@ class ListQuery:
     disagree: bool = False
     answered: bool = False  # only instances every selected system answered
     sort: str = "index"
+    mode: str = "plain"  # search text: plain words, or FTS5 syntax ("advanced")
+    field: str = ""  # one named text field to search ("" = all the text)
 
-    def validate(self, facet_names: list[str]) -> None:
+    def validate(self, facet_names: list[str], text_fields: list[str] | None = None) -> None:
         for name in self.facets:
             if name not in facet_names:
                 raise BadQuery(f"unknown filter {name!r}; this dataset has "
@@ -48,8 +135,13 @@ class ListQuery:
             raise BadQuery(f"sort must be one of {', '.join(SORTS)}")
         if self.sort == "disagreement" and len(self.systems) < 2:
             raise BadQuery("sorting by disagreement needs two or more systems")
-        if len(self.q) > 500:
-            raise BadQuery("the search text is longer than 500 characters")
+        if len(self.q) > MAX_CHARS:
+            raise BadQuery(f"the search text is longer than {MAX_CHARS} characters")
+        if self.mode not in MODES:
+            raise BadQuery(f"mode must be one of {', '.join(MODES)}")
+        if self.field and self.field not in (text_fields or []):
+            raise BadQuery(f"unknown search field {self.field!r}; this dataset has "
+                           f"{', '.join(text_fields or []) or 'no separate fields'}")
 
 
 def parse_cursor(value: str | None) -> tuple[int, int] | None:
@@ -67,16 +159,33 @@ def _score_sql(k: int) -> str:
     return " + ".join(pairs) if pairs else "0"
 
 
-class Lister:
-    """Builds and runs the list queries of one request against one dataset index."""
+def set_budget(db: sqlite3.Connection, seconds: float = BUDGET_S) -> None:
+    """Stop every statement on ``db`` once ``seconds`` have passed (SQLite raises
+    ``OperationalError('interrupted')``); the connection lives for one request."""
+    deadline = time.monotonic() + seconds
+    db.set_progress_handler(lambda: int(time.monotonic() > deadline), _TICKS)
 
-    def __init__(self, db: sqlite3.Connection, query: ListQuery) -> None:
+
+class Lister:
+    """Builds and runs the list queries of one request against one dataset index. The search
+    runs here, once, into ``temp.hits``; the count, the facet counts and the page read it."""
+
+    def __init__(self, db: sqlite3.Connection, query: ListQuery, *,
+                 budget_s: float = BUDGET_S) -> None:
         self.db = db
         self.query = query
-        if query.q.strip():
+        column = f"t_{query.field}" if query.field else None
+        self.match = match_expression(query.q, query.mode, column)
+        set_budget(db, budget_s)
+        if self.match:
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS hits (n INTEGER PRIMARY KEY)")
+            db.execute("DELETE FROM temp.hits")
             try:  # SQLite parses the FTS5 query here; what it rejects is the user's syntax
-                db.execute("SELECT rowid FROM fts WHERE fts MATCH ? LIMIT 1", (query.q,))
+                db.execute("INSERT INTO temp.hits SELECT rowid FROM fts WHERE fts MATCH ?",
+                           (self.match,))
             except sqlite3.OperationalError as exc:
+                if budget_exceeded(exc):
+                    raise BadQuery.too_slow() from None
                 raise BadQuery(f"search syntax: {exc}") from None
 
     def _from_where(self, *, skip_facet: str | None = None) -> tuple[str, list[Any]]:
@@ -85,9 +194,8 @@ class Lister:
         for k, sys in enumerate(q.systems):
             joins.append(f"LEFT JOIN preds p{k} ON p{k}.sys = ? AND p{k}.n = i.n")
             args.append(sys)
-        if q.q.strip():
-            where.append("i.n IN (SELECT rowid FROM fts WHERE fts MATCH ?)")
-            args.append(q.q)
+        if self.match:
+            where.append("i.n IN (SELECT n FROM temp.hits)")
         for name, value in sorted(q.facets.items()):
             if name != skip_facet:
                 where.append(f"i.f_{name} = ?")
@@ -110,7 +218,12 @@ class Lister:
         return sql, args
 
     def _run(self, sql: str, args: list[Any]) -> list[Any]:
-        return self.db.execute(sql, args).fetchall()
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if budget_exceeded(exc):
+                raise BadQuery.too_slow() from None
+            raise
 
     def count(self) -> int:
         sql, args = self._from_where()

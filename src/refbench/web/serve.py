@@ -1,5 +1,10 @@
 """Starting the app: index the data (with progress), load every system's predictions, then
-serve on loopback unless told otherwise."""
+serve on loopback unless told otherwise.
+
+On a non-loopback ``--host`` with ``--study``, only the studies are served (annotators must not
+reach every run in the store) unless ``--expose-data`` is given. Either way the app answers
+only to the host names it was started for (:func:`refbench.web.guard.allowed_hosts`), and the
+access log shows ``<token>`` where a study link holds one."""
 
 from __future__ import annotations
 
@@ -9,8 +14,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.web.catalog import Catalog, ServeConfig
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+from refbench.web.guard import allowed_hosts, is_loopback, url_host
 
 
 def make_config(data: list[Path], *, run_dirs: list[Path], store: Path | None,
@@ -56,9 +60,52 @@ def study_blueprints(studies: list[Path]) -> list[tuple[Any, str]]:
 
 def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
               index_dir: Path | None, tne_model: Path | None, host: str, port: int,
-              warm: bool = True, studies: list[Path] | None = None) -> None:
+              warm: bool = True, studies: list[Path] | None = None,
+              trusted_hosts: list[str] | None = None, expose_data: bool = False) -> None:
     from werkzeug.serving import run_simple
 
+    from refbench.web.guard import RedactingHandler
+
+    hosts = allowed_hosts(host, trusted_hosts or [])
+    mounted = study_blueprints(studies or [])
+    shown = url_host(host, trusted_hosts or [])
+    if studies_only(host, bool(studies), expose_data):
+        from refbench.studies.server import studies_app
+
+        app = studies_app(mounted, hosts=hosts)
+        print(f"refbench serve: {host} is not loopback, so only the studies are served (add "
+              "--expose-data to serve the data and runs too)", file=sys.stderr)
+    else:
+        app = data_app(data, run_dirs=run_dirs, store=store, index_dir=index_dir,
+                       tne_model=tne_model, warm=warm, mounted=mounted, hosts=hosts)
+        if not is_loopback(host):
+            print(f"warning: serving on {host}: anyone who can reach this machine on port "
+                  f"{port} can read the data and runs shown", file=sys.stderr)
+        print(f"open http://{shown}:{port}/  (Ctrl-C to stop)", file=sys.stderr)
+    if host in ("0.0.0.0", "::") and not trusted_hosts:
+        print("note: only loopback host names are answered; give --trusted-host NAME for the "
+              "name or address clients use", file=sys.stderr)
+    if studies:
+        from refbench.studies.server import links
+
+        for study, (_, prefix) in zip(studies, mounted, strict=True):
+            print(f"study {study}:", file=sys.stderr)
+            for name, url in links(study, f"http://{shown}:{port}{prefix}"):
+                print(f"  {name}: {url}", file=sys.stderr)
+    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False,
+               request_handler=RedactingHandler)
+
+
+def studies_only(host: str, has_studies: bool, expose_data: bool) -> bool:
+    """Whether ``serve`` mounts only its studies: annotators on the network must not reach
+    every run in the store, unless the data is exposed on purpose."""
+    return has_studies and not is_loopback(host) and not expose_data
+
+
+def data_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
+             index_dir: Path | None, tne_model: Path | None, warm: bool,
+             mounted: list[tuple[Any, str]], hosts: frozenset[str]) -> Any:
+    """The full app (datasets, runs, leaderboard, demo) with the studies mounted on it."""
     from refbench.web.app import create_app
 
     config = make_config(data, run_dirs=run_dirs, store=store, index_dir=index_dir,
@@ -68,19 +115,6 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
         print(f"not shown: {path}: {why}", file=sys.stderr)  # at start: files, not data
     if warm:
         prepare(catalog)
-    mounted = study_blueprints(studies or [])
-    app = create_app(config, catalog=catalog, extra_blueprints=mounted)
-    if host not in LOOPBACK:
-        print(f"warning: serving on {host}: anyone who can reach this machine on port {port} "
-              "can read the data and runs shown", file=sys.stderr)
-    shown = f"[{host}]" if ":" in host else host
-    print(f"refbench serve: {len(catalog.datasets)} dataset(s), {len(catalog.runs())} run(s); "
-          f"open http://{shown}:{port}/  (Ctrl-C to stop)", file=sys.stderr)
-    if studies:
-        from refbench.studies.server import links
-
-        for study, (_, prefix) in zip(studies, mounted, strict=True):
-            print(f"study {study}:", file=sys.stderr)
-            for name, url in links(study, f"http://{shown}:{port}{prefix}"):
-                print(f"  {name}: {url}", file=sys.stderr)
-    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
+    print(f"refbench serve: {len(catalog.datasets)} dataset(s), {len(catalog.runs())} run(s)",
+          file=sys.stderr)
+    return create_app(config, catalog=catalog, extra_blueprints=mounted, hosts=hosts)

@@ -30,6 +30,7 @@ class KitmusTask(Task):
     slice_keys = ("pronoun", "answer_position", "n_entities", "variant")
     headline_metrics = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
                         "antecedent_recall", "task_specific_accuracy")
+    text_fields = (("task", "task text"), ("knowledge", "knowledge text"))
     facets = (("split", "split"), ("variant", "variant"), ("entities", "entities"),
               ("pronoun", "pronoun class"), ("answer_position", "answer position"))
     instance_template = "instance_kitmus.html"

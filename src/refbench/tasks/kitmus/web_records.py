@@ -79,9 +79,11 @@ def _record(*, iid: str, layout: _Layout, sentences: list[dict[str, Any]],
     payload = {"view": "kitmus", "id": iid, "text": layout.text, "sentences": sentences,
                "marks": marks, "candidates": candidates, "gold": gold, "expression": expression,
                "roles_inferred": roles_inferred, "facets": facets, **extra}
+    knowledge = " ".join(layout.text[s["start"]:s["end"]] for s in sentences
+                         if s["part"] != "task")
     return Record(iid=iid, gold=gold, gold_label=candidates[gold]["text"], facets=facets,
-                  title=task_text, body=" ".join([layout.text, *(c["text"] for c in candidates)]),
-                  payload=payload)
+                  title=task_text, body=" ".join(c["text"] for c in candidates),
+                  payload=payload, fields={"task": task_text, "knowledge": knowledge})
 
 
 def native_records(path: Path) -> Iterator[Record | Problem]:
