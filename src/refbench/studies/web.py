@@ -27,6 +27,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from refbench.studies.db import Annotator, StudyStore
+from refbench.studies.index import announce
 from refbench.studies.kinds import AnswerError, StudyKind, get_kind
 
 SECURITY_HEADERS = {
@@ -47,6 +48,7 @@ def make_study_blueprint(study_path: str | Path, *, name: str = "study") -> Blue
     kind: StudyKind = get_kind(meta["kind"], meta)
     bp = Blueprint(name, __name__, template_folder="templates", static_folder="static",
                    static_url_path="/study-static")  # never shadows a host app's /static
+    bp.record(lambda state: announce(path, state))  # listed on /study/ wherever it is mounted
 
     def store() -> StudyStore:
         if "study_store" not in g:
