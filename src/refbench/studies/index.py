@@ -18,7 +18,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    Flask,
     Response,
     current_app,
     has_request_context,
@@ -49,7 +48,8 @@ class Mounted:
         return self.path.stem
 
 
-def mounted(app: Flask) -> list[Mounted]:
+def mounted(app: Any) -> list[Mounted]:
+    """The studies registered on ``app`` so far (a Flask app, or its sansio base)."""
     found: list[Mounted] = app.extensions.setdefault("refbench_studies", [])
     return found
 

@@ -30,6 +30,26 @@
     });
   }
 
+  // The header's bar and count, and the item's "done" mark, follow each save (not only the
+  // next page load).
+  function showProgress(progress, complete) {
+    var bar = document.getElementById("study-progress");
+    var count = document.getElementById("study-count");
+    if (progress && bar) { bar.max = progress.total; bar.value = progress.done; }
+    if (progress && count) { count.textContent = progress.done + " / " + progress.total + " done"; }
+    var head = document.querySelector(".item-head");
+    var mark = head && head.querySelector(".ok");
+    if (head && complete && !mark) {
+      mark = document.createElement("span");
+      mark.className = "ok";
+      mark.textContent = head.dataset.done || "done";
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(mark);
+    } else if (mark && complete === false) {
+      mark.remove();
+    }
+  }
+
   var pending = 0;
   var dirty = false;
   // One save at a time, in the order they were asked for: two saves in flight could reach the
@@ -63,6 +83,7 @@
       if (pending === 0) { setStatus(form, "Saved", "saved"); }
       form.dataset.saved = String(r.body.revision);
       showWarnings(r.body.warnings);
+      showProgress(r.body.progress, r.body.complete);
       return r.body;
     }).catch(function () {
       pending -= 1;
