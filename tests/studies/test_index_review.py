@@ -83,7 +83,7 @@ def test_altentities_admin_review_table_filters_and_exports(ae_study: Path) -> N
         item = st.item(item_id)
     assert item is not None
     name = item.payload["shown"][item.payload["target_index"]]
-    save(c, tok["ann2"], pos + 1, {"e1": f"I meant {name}", "e2": "=HYPERLINK(1)",
+    save(c, tok["ann2"], pos + 1, {"e1": f"I meant {name}", "e2": "the one with the map",
                                    "e3": "the quiet one", "e4": "the older one"})
     admin = f"/admin/{tok['admin']}/"
     page = c.get(admin).data.decode()
@@ -106,7 +106,7 @@ def test_altentities_admin_review_table_filters_and_exports(ae_study: Path) -> N
     assert r.status_code == 200 and r.mimetype == "text/csv"
     got = list(csv.DictReader(io.StringIO(r.data.decode())))
     assert tuple(got[0]) == CSV_COLUMNS
-    assert [g["label"] for g in got] == [f"I meant {name}", "=HYPERLINK(1)", "the quiet one",
+    assert [g["label"] for g in got] == [f"I meant {name}", "the one with the map", "the quiet one",
                                          "the older one"]
     assert got[0]["flags"].startswith("names") and all(g["annotator"] == "ann2" for g in got)
     full = c.get(f"/admin/{tok['admin']}/export.csv").data.decode()
