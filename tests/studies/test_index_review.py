@@ -36,6 +36,8 @@ def test_study_index_lists_mounted_studies_and_opens_admin(tmp_path: Path, ae_st
     body = page.data.decode()
     assert 'id="study-ae"' in body and 'id="study-tne"' in body
     assert "altentities-collection" in body and "tne-annotation" in body
+    assert "built-in method" not in body
+    assert "<td>4</td>\n  <td>2 <span" in body and "<td>2</td>\n  <td>2 <span" in body  # items
     assert "8 / 8 items done (100%)" in body  # 2 annotators x 4 items, all answered
     assert "0 / 4 items done (0%)" in body  # tne: 2 annotators x 2 documents, none yet
     for study in (ae_study, tne_study):  # the page itself never shows a token

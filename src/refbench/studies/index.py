@@ -73,7 +73,7 @@ def summary(study: Mounted) -> dict[str, Any]:
     done = sum(p["complete"] for p in people)
     assigned = sum(p["assigned"] for p in people)
     last = max((p["last_answer"] for p in people if p["last_answer"]), default=None)
-    return {"name": study.name, "kind": meta["kind"], "items": n_items,
+    return {"name": study.name, "kind": meta["kind"], "n_items": n_items,
             "annotators": len(people), "done": done, "assigned": assigned,
             "finished": sum(p["complete"] == p["assigned"] for p in people),
             "last_answer": last, "created": meta.get("created", ""),
