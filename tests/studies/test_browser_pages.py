@@ -83,8 +83,9 @@ def test_home_links_to_the_study_index_and_admin_opens(web_app: tuple[str, list[
     other.goto(page.url)
     other.locator("#study-books input[name=token]").fill("not-the-right-token")
     other.locator("#study-books button").click()
-    other.wait_for_selector("p.error")
-    assert "not the admin token of books" in other.locator("p.error").inner_text()
+    other.wait_for_selector("#index-error", state="visible")
+    assert "not the admin token of books" in other.locator("#index-error").inner_text()
+    assert other.url == page.url  # the script said why in place; nothing was reloaded
     shots(other, "study-index-wrong-token")
     other.close()
     from tests.studies.conftest import tokens

@@ -55,6 +55,11 @@ def test_study_index_lists_mounted_studies_and_opens_admin(tmp_path: Path, ae_st
     annotator = c.post("/study/admin", data={"study": "ae", "token": tokens(ae_study)["ann1"]})
     assert annotator.status_code == 403
     assert c.post("/study/admin", data={"study": "zz", "token": admin}).status_code == 400
+    json = {"Accept": "application/json"}  # what the page's script asks for
+    r = c.post("/study/admin", data={"study": "ae", "token": admin}, headers=json)
+    assert r.get_json() == {"ok": True, "url": f"/study/ae/admin/{admin}/"}
+    r = c.post("/study/admin", data={"study": "tne", "token": admin}, headers=json)
+    assert r.status_code == 403 and "not the admin token" in r.get_json()["error"]
 
 
 def test_index_with_one_study_and_without_any(tmp_path: Path, kitmus_study: Path) -> None:

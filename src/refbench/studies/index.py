@@ -21,6 +21,7 @@ from flask import (
     Response,
     current_app,
     has_request_context,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -119,17 +120,29 @@ def make_index_blueprint() -> Blueprint:
 
     @bp.post("/admin")
     def open_admin() -> Any:
+        """Check the token, then go to the admin page. The page's script sends the form with
+        fetch and asks for JSON (a browser may mark a plain form post from a no-referrer page
+        as coming from origin "null"); without the script the form posts as usual."""
+        wants_json = request.accept_mimetypes.best == "application/json"
         name = request.form.get("study", "")
         study = next((m for m in mounted(current_app) if m.name == name), None)
         token = admin_token(request.form.get("token", ""))
+        error, status = "", 200
         if study is None:
-            return page("Choose one of the studies.", status=400)
-        with StudyStore(study.path) as st:
-            who = st.by_token(token) if token else None
-        if who is None or who.role != "admin":
-            return page(f"That is not the admin token of {study.name}. The admin link was "
-                        "printed when the server started; paste it or its last part.",
-                        chosen=name, status=403)
-        return redirect(url_for(f"{study.blueprint}.admin", token=token), code=303)
+            error, status = "Choose one of the studies.", 400
+        else:
+            with StudyStore(study.path) as st:
+                who = st.by_token(token) if token else None
+            if who is None or who.role != "admin":
+                error, status = (f"That is not the admin token of {study.name}. The admin link "
+                                 "was printed when the server started; paste it or its last "
+                                 "part."), 403
+        if error:
+            if wants_json:
+                return jsonify({"ok": False, "error": error}), status
+            return page(error, chosen=name if study else "", status=status)
+        assert study is not None
+        url = url_for(f"{study.blueprint}.admin", token=token)
+        return jsonify({"ok": True, "url": url}) if wants_json else redirect(url, code=303)
 
     return bp

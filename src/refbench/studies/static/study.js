@@ -184,6 +184,34 @@
     });
   }
 
+  // The study index: check an admin token with fetch, then open the admin page (or say why
+  // not). Without this script the form posts and the server answers with a page.
+  function adminForms() {
+    document.querySelectorAll("form.admin-open").forEach(function (form) {
+      form.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        fetch(form.action, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "Accept": "application/json" },
+          body: new URLSearchParams(new FormData(form))
+        }).then(function (resp) { return resp.json(); }).then(function (body) {
+          if (body.ok) { window.location.assign(body.url); return; }
+          var box = document.getElementById("index-error");
+          box.textContent = body.error || "error";
+          box.hidden = false;
+          var input = form.querySelector("input[name=token]");
+          input.setAttribute("aria-invalid", "true");
+          input.focus();
+        }).catch(function () {
+          var box = document.getElementById("index-error");
+          box.textContent = "The server did not answer.";
+          box.hidden = false;
+        });
+      });
+    });
+  }
+
   window.addEventListener("beforeunload", function (ev) {
     if (pending > 0 || dirty) { ev.preventDefault(); ev.returnValue = ""; }
   });
@@ -194,6 +222,7 @@
       if (form.dataset.keys) { keys(form); }
     });
     chains();
+    adminForms();
     document.documentElement.dataset.studyReady = "1";  // shortcuts are live from here on
   });
 }());
