@@ -14,7 +14,7 @@ from refbench.studies.db import StudyStore
 from refbench.studies.kitmus import create_kitmus_study, load_instances, split_knowledge
 from refbench.studies.tne import create_tne_study
 from tests.conftest import run_cli
-from tests.studies.conftest import ENTITIES, TNE_TINY
+from tests.studies.conftest import ENTITIES, TNE_TINY, make_suite
 
 
 def snapshot(path: Path) -> tuple[object, ...]:
@@ -78,6 +78,47 @@ def test_same_seed_same_study_other_seed_other_order(tmp_path: Path, suite: Path
         other = {x.token for x in st.annotators(role=None)}
     assert len(set(tokens)) == len(tokens) == 3 and not set(tokens) & other
     assert all(len(t) == 32 and t.replace("-", "").replace("_", "").isalnum() for t in tokens)
+
+
+def test_small_n_spreads_over_every_variant_and_warns(tmp_path: Path) -> None:
+    """Issue 22: ``--n 12`` over 24 subtasks drew only the first variants in name order. Now
+    an ``n`` below the number of subtasks covers every variant and entity count evenly, each
+    subtask at most once, conditions balanced, and the CLI says that some subtasks get none."""
+    suite = make_suite(tmp_path / "suite", variants=["background-pretrain", "background-both",
+                                                     "background-inference-real-charfict"],
+                       entities=[2, 3], size=4, formats=["jsonl"])
+
+    def make(name: str, n: int, seed: int = 2) -> Path:
+        out = tmp_path / name
+        created = create_kitmus_study(suite, out, n=n, conditions=["with-knowledge",
+                                                                   "without-knowledge"],
+                                      gold_checks=0, annotators=["a"], seed=seed,
+                                      progress=False)
+        assert bool(created.warnings) == (n < 6)
+        return out
+
+    small = make("small.sqlite", 4)
+    with StudyStore(small) as st:
+        items = st.items()
+    keys = [(it.payload["variant"], it.payload["n_entities"]) for it in items]
+    assert len(set(keys)) == 4  # no subtask twice before every subtask once
+    assert {v for v, _ in keys} == {"background-pretrain", "background-both",
+                                    "background-inference-real-charfict"}
+    assert sorted(Counter(n for _, n in keys).values()) == [2, 2]
+    assert Counter(it.condition for it in items) == {"with-knowledge": 2,
+                                                      "without-knowledge": 2}
+    assert snapshot(small) == snapshot(make("again.sqlite", 4))  # deterministic for a seed
+    full = make("full.sqlite", 12)  # two rounds: every subtask twice, once per condition
+    with StudyStore(full) as st:
+        items = st.items()
+    per = Counter((it.payload["variant"], it.payload["n_entities"], it.condition)
+                  for it in items)
+    assert len(per) == 12 and set(per.values()) == {1}
+    r = run_cli("study", "create", "kitmus-validation", "--data", str(suite), "--n", "3",
+                "--gold-checks", "0", "--out", str(tmp_path / "cli.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "WARNING: --n 3 is smaller than the 6 subtasks" in r.stderr
+    assert '"subtasks_in_data": 6' in r.stdout and '"warnings"' in r.stdout
 
 
 def test_assignment_overlap() -> None:

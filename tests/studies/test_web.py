@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from markupsafe import escape
+
 from refbench.studies.altentities import create_altentities_study
 from refbench.studies.db import StudyStore
 from refbench.studies.kitmus import create_kitmus_study
@@ -114,10 +116,23 @@ def test_altentities_flow_escaping_and_flags(tmp_path: Path) -> None:
     assert not body["complete"]
     assert any("names" in w for w in body["warnings"])
     assert any("copies" in w for w in body["warnings"])
-    assert body["next"].endswith("step=write")
+    # Sent back with fewer than 3: the page says what is missing and keeps what was typed.
+    assert body["next"].endswith("step=write&missing=1")
+    assert body["progress"] == {"done": 0, "total": len(order)}
+    back = c.get(body["next"]).data.decode()
+    assert "you have written 2, so 1 more is needed" in back
+    assert f'value="{escape(copied)}"' in back and 'aria-invalid="true" autofocus' in back
+    assert back.count('aria-invalid="true"') == 1  # only the one field still needed
+    plain = c.post(f"/a/{t}/{pos}", data={"e1": "the one set by the sea"})  # no script
+    assert plain.status_code == 303 and plain.headers["Location"].endswith("missing=1")
+    back = c.get(plain.headers["Location"]).data.decode()
+    assert "2 more are needed" in back and 'value="the one set by the sea"' in back
+    assert "needed" not in c.get(f"/a/{t}/{pos}?step=write").data.decode()  # only when sent back
     body = save(c, t, pos, {"e1": "the one set by the sea", "e2": "not the cheerful one",
                             "e3": "I meant the older book"})
     assert body["complete"] and body["warnings"] == [] and not body["next"].endswith("write")
+    assert body["progress"] == {"done": 1, "total": len(order)}  # the header's bar moves at once
+    assert "is needed" not in c.get(f"/a/{t}/{pos}?step=write&missing=1").data.decode()
     again = c.get(f"/a/{t}/{pos}").data.decode()
     assert 'value="not the cheerful one"' in again  # a reload shows what was typed
     too_many = c.post(f"/a/{t}/{pos}/answer", json={"fields": {f"e{i}": "x" for i in range(7)}})

@@ -45,6 +45,10 @@ def _report(created: object, as_json: bool) -> None:
     assert isinstance(created, CreatedStudy)
     info = {"study": str(created.path), "kind": created.kind, "items": created.n_items,
             "annotators": [n for n, _ in created.annotators], **created.summary}
+    for w in created.warnings:
+        click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
+    if created.warnings:
+        info["warnings"] = created.warnings
     if as_json:
         print_json(info)
         return

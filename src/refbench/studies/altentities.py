@@ -137,10 +137,28 @@ def expressions_of(answers: dict[str, Any]) -> list[str]:
     return [e for e in value.get("expressions", []) if e] if isinstance(value, dict) else []
 
 
+def missing_message(given: Sequence[str]) -> str:
+    """Why an item is not done yet, for the annotator sent back to it ("" when it is done)."""
+    have = sum(1 for e in given if e)
+    if have >= MIN_EXPRESSIONS:
+        return ""
+    more = MIN_EXPRESSIONS - have
+    return (f"Write at least {MIN_EXPRESSIONS} expressions to finish this item: you have "
+            f"written {have}, so {more} more {'is' if more == 1 else 'are'} needed. Everything "
+            "you typed is saved.")
+
+
+def needed_fields(given: Sequence[str]) -> list[int]:
+    """The empty fields (0-based) to fill first to reach the minimum: marked on the page."""
+    empty = [i for i in range(MAX_EXPRESSIONS) if i >= len(given) or not given[i]]
+    return empty[:max(0, MIN_EXPRESSIONS - (MAX_EXPRESSIONS - len(empty)))]
+
+
 class AltEntitiesCollection(SingleAnswerKind):
     name = "altentities-collection"
     template = "study/altentities.html"
     instructions_template = "study/altentities_instructions.html"
+    reviewable = True
 
     def clean_value(self, item: Item, value: Any) -> tuple[Any, list[str]]:
         raw = value.get("expressions") if isinstance(value, dict) else value
@@ -159,7 +177,9 @@ class AltEntitiesCollection(SingleAnswerKind):
         return "", {"expressions": [form.get(f"e{i + 1}", "") for i in range(MAX_EXPRESSIONS)]}
 
     def after_save(self, item: Item, unit: str, answers: dict[str, Any]) -> dict[str, str] | None:
-        return None if self.is_complete(item, answers) else {"step": "write"}
+        # Sent back to the same item: say why (the page names what is missing; what was
+        # typed is saved, so it is all still there).
+        return None if self.is_complete(item, answers) else {"step": "write", "missing": "1"}
 
     def is_complete(self, item: Item, answers: dict[str, Any]) -> bool:
         return len(expressions_of(answers)) >= MIN_EXPRESSIONS
@@ -187,4 +207,6 @@ class AltEntitiesCollection(SingleAnswerKind):
             "warnings": [f"expression {i + 1} {f}" for i, e in enumerate(given) if e
                          for f in flags(item, e)],
             "min_expressions": MIN_EXPRESSIONS,
+            "missing": missing_message(given) if args.get("missing") else "",
+            "needed": needed_fields(given) if args.get("missing") else [],
         }

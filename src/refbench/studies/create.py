@@ -44,6 +44,7 @@ class CreatedStudy:
     annotators: list[tuple[str, str]]  # (name, token)
     admin_token: str
     summary: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # printed on stderr by the CLI
 
 
 def annotator_names(spec: str) -> list[str]:

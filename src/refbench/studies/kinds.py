@@ -35,6 +35,7 @@ class StudyKind:
     name = ""
     template = ""
     instructions_template = ""
+    reviewable = False  # free-text answers: the admin page lists them (studies.review)
 
     def __init__(self, meta: dict[str, Any]) -> None:
         self.meta = meta

@@ -3,17 +3,18 @@
 
 Instances come from any file ``refbench run`` reads (KITMUS CoNLL, native JSONL or GAP TSV,
 and also KnowRef, GAP or Winograd-style files with the full text only) or from a KITMUS suite
-folder. Selection is stratified: a round robin over (variant, entities) subtasks, so a 40-item
-study covers every subtask as the paper's questionnaire did; each instance appears in one
-condition only, alternating within each subtask. Gold checks are extra items with the knowledge
-text (from ``background-both`` when the data has it: the background knowledge is then written
-out), flagged in the export and kept out of the agreement figures.
+folder. Selection is stratified over (variant, entities) subtasks, so a 40-item study covers
+every subtask as the paper's questionnaire did, and a smaller one still spreads over every
+variant and entity count (with a warning that some subtasks get no item); each instance appears
+in one condition only, balanced within each subtask and variant. Gold checks are extra items
+with the knowledge text (from ``background-both`` when the data has it: the background
+knowledge is then written out), flagged in the export and kept out of the agreement figures.
 """
 
 from __future__ import annotations
 
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,13 @@ def _group(inst: ChoiceInstance) -> tuple[str, int]:
 
 def select(pool: Sequence[tuple[ChoiceInstance, Path]], *, n: int, conditions: Sequence[str],
            gold_checks: int, seed: int) -> list[tuple[ChoiceInstance, Path, str, bool]]:
-    """(instance, source, condition, is gold check): a stratified, condition-balanced draw."""
+    """(instance, source, condition, is gold check): a stratified, condition-balanced draw.
+
+    Each pick goes to the subtask picked least so far, then to the variant and the entity count
+    picked least (seeded tie-break), so every subtask gets an item before any gets two, and an
+    ``n`` smaller than the number of subtasks still spreads over every variant and entity count
+    instead of filling the first subtasks in name order. Each pick's condition is the one its
+    subtask, then its variant, then the whole study has used least."""
     rng = random.Random(f"{seed}:select")
     groups: dict[tuple[str, int], list[tuple[ChoiceInstance, Path]]] = defaultdict(list)
     for inst, path in pool:
@@ -80,15 +87,27 @@ def select(pool: Sequence[tuple[ChoiceInstance, Path]], *, n: int, conditions: S
     keys = sorted(groups)
     for key in keys:
         rng.shuffle(groups[key])
+    tie = {key: rng.random() for key in keys}
+    by_group: Counter[tuple[str, int]] = Counter()
+    by_variant: Counter[str] = Counter()
+    by_count: Counter[int] = Counter()
+    cond_use: dict[object, list[int]] = defaultdict(lambda: [0] * len(conditions))
     picked: list[tuple[ChoiceInstance, Path, str, bool]] = []
-    taken = dict.fromkeys(keys, 0)
-    while len(picked) < n and any(groups[k] for k in keys):
-        for g, key in enumerate(keys):
-            if not groups[key] or len(picked) == n:
-                continue
-            inst, path = groups[key].pop()
-            picked.append((inst, path, conditions[(taken[key] + g) % len(conditions)], False))
-            taken[key] += 1
+    while len(picked) < n:
+        open_keys = [k for k in keys if groups[k]]
+        if not open_keys:
+            break
+        key = min(open_keys, key=lambda k: (by_group[k], by_variant[k[0]], by_count[k[1]],
+                                            tie[k]))
+        inst, path = groups[key].pop()
+        c = min(range(len(conditions)), key=lambda j: (cond_use[key][j], cond_use[key[0]][j],
+                                                       cond_use[""][j], j))
+        for scope in (key, key[0], ""):
+            cond_use[scope][c] += 1
+        by_group[key] += 1
+        by_variant[key[0]] += 1
+        by_count[key[1]] += 1
+        picked.append((inst, path, conditions[c], False))
     if len(picked) < n:
         raise UsageError(f"the data holds {len(picked)} instances; --n asks for {n}")
     rest = [x for k in keys for x in groups[k]]
@@ -177,7 +196,15 @@ def create_kitmus_study(data: Path | Sequence[Path], out: Path, *, n: int,
     created.summary = {"items": len(items), "gold_checks": gold_checks,
                        "by_condition": {c: sum(1 for it in items if it.condition == c
                                                and not it.gold_check) for c in conditions},
-                       "subtasks": len({_group(inst) for inst, _, _, _ in chosen})}
+                       "subtasks": len({_group(inst) for inst, _, _, check in chosen
+                                        if not check}),
+                       "subtasks_in_data": len({_group(inst) for inst, _ in pool})}
+    total = created.summary["subtasks_in_data"]
+    if n < total:
+        created.warnings.append(
+            f"--n {n} is smaller than the {total} subtasks in the data: "
+            f"{total - created.summary['subtasks']} subtasks get no item (the items are spread "
+            f"over the variants and entity counts); use --n {total} or more to cover them all")
     return created
 
 

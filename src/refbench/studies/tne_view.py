@@ -13,7 +13,17 @@ from typing import Any
 from refbench.studies.db import Item
 from refbench.studies.tne import chain_type, chains, stage_answers
 
-N_COLOURS = 12
+# Chain styles: 15 colours that stay apart from each other on white, then the same colours
+# again with a different pattern (dashed, dotted, double underline; striped, dotted, barred
+# swatch), so the first 60 chains of a document (TNE documents have at most ~55 NPs, hence
+# chains) never share a look. Classes ``c<k>`` (colour) and ``p<k>`` (pattern), study.css.
+N_COLOURS = 15
+N_PATTERNS = 4
+
+
+def chain_style(k: int) -> str:
+    """CSS classes of the k-th chain of a document (in textual order)."""
+    return f"c{k % N_COLOURS} p{k // N_COLOURS % N_PATTERNS}"
 
 
 def segments(text: str, nps: Sequence[dict[str, Any]]) -> list[Any]:
@@ -64,7 +74,7 @@ def tne_page(item: Item, answers: dict[str, Any], args: dict[str, str],
     s1, s2 = stage_answers(answers, 1), stage_answers(answers, 2)
     rep = chains(ids, s1)
     reps = list(dict.fromkeys(rep[x] for x in ids if x in rep))
-    colour = {r: k % N_COLOURS for k, r in enumerate(reps)}
+    colour = {r: chain_style(k) for k, r in enumerate(reps)}
     members: dict[str, list[str]] = {r: [] for r in reps}
     for x in ids:
         if x in rep:
@@ -76,7 +86,7 @@ def tne_page(item: Item, answers: dict[str, Any], args: dict[str, str],
         stage, current = int(asked_stage), asked_np
     ctx: dict[str, Any] = {
         "segments": segments(item.payload["text"], nps), "stage": stage, "current": current,
-        "np_class": {x: f"c{colour[rep[x]]}" if x in rep else "unanswered" for x in ids},
+        "np_class": {x: colour[rep[x]] if x in rep else "unanswered" for x in ids},
         "chain_of": {x: rep.get(x, "") for x in ids},
         "n_nps": len(ids), "s1_done": len(s1),
         "s2_done": sum(1 for v in s2.values() if v.get("done")),

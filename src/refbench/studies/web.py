@@ -27,6 +27,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from refbench.studies.db import Annotator, StudyStore
+from refbench.studies.index import announce
 from refbench.studies.kinds import AnswerError, StudyKind, get_kind
 
 SECURITY_HEADERS = {
@@ -47,6 +48,7 @@ def make_study_blueprint(study_path: str | Path, *, name: str = "study") -> Blue
     kind: StudyKind = get_kind(meta["kind"], meta)
     bp = Blueprint(name, __name__, template_folder="templates", static_folder="static",
                    static_url_path="/study-static")  # never shadows a host app's /static
+    bp.record(lambda state: announce(path, state))  # listed on /study/ wherever it is mounted
 
     def store() -> StudyStore:
         if "study_store" not in g:
@@ -152,8 +154,10 @@ def make_study_blueprint(study_path: str | Path, *, name: str = "study") -> Blue
             item, unit, answers, warnings, revision = save_fields(a, pos, fields)
         except AnswerError as exc:
             return jsonify({"ok": False, "error": str(exc)}), 400
+        done = summary(a)  # the header's progress bar moves as soon as an item is done
         return jsonify({"ok": True, "revision": revision, "warnings": warnings,
                         "complete": kind.is_complete(item, answers),
+                        "progress": {"done": done["done"], "total": done["total"]},
                         "next": next_url(token, pos, item, unit, answers)})
 
     @bp.get("/a/<token>/done")
@@ -169,8 +173,25 @@ def make_study_blueprint(study_path: str | Path, *, name: str = "study") -> Blue
         report = study_agreement(path)
         links = [(x.name, url_for(f"{name}.home", token=x.token, _external=True))
                  for x in store().annotators()]
+        review = None
+        if kind.reviewable:
+            from refbench.studies.review import review_table
+
+            review = review_table(store(), request.args)
         return render_template("study/admin.html", kind=kind, meta=meta, report=report,
-                               links=links, token=token, bp=name, who=a.name)
+                               links=links, token=token, bp=name, who=a.name, review=review)
+
+    @bp.get("/admin/<token>/review.csv")
+    def review_csv(token: str) -> Response:
+        """The review table's rows under its filters, as the export's CSV."""
+        from refbench.studies.export import rows, to_csv
+        from refbench.studies.review import filtered
+
+        annotator(token, role="admin")
+        body = to_csv(filtered(rows(store()), request.args))
+        resp = Response(body, mimetype="text/csv")
+        resp.headers["Content-Disposition"] = "attachment; filename=review.csv"
+        return resp
 
     @bp.get("/admin/<token>/export.<fmt>")
     def download(token: str, fmt: str) -> Response:

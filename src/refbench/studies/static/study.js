@@ -30,6 +30,26 @@
     });
   }
 
+  // The header's bar and count, and the item's "done" mark, follow each save (not only the
+  // next page load).
+  function showProgress(progress, complete) {
+    var bar = document.getElementById("study-progress");
+    var count = document.getElementById("study-count");
+    if (progress && bar) { bar.max = progress.total; bar.value = progress.done; }
+    if (progress && count) { count.textContent = progress.done + " / " + progress.total + " done"; }
+    var head = document.querySelector(".item-head");
+    var mark = head && head.querySelector(".ok");
+    if (head && complete && !mark) {
+      mark = document.createElement("span");
+      mark.className = "ok";
+      mark.textContent = head.dataset.done || "done";
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(mark);
+    } else if (mark && complete === false) {
+      mark.remove();
+    }
+  }
+
   var pending = 0;
   var dirty = false;
   // One save at a time, in the order they were asked for: two saves in flight could reach the
@@ -63,6 +83,7 @@
       if (pending === 0) { setStatus(form, "Saved", "saved"); }
       form.dataset.saved = String(r.body.revision);
       showWarnings(r.body.warnings);
+      showProgress(r.body.progress, r.body.complete);
       return r.body;
     }).catch(function () {
       pending -= 1;
@@ -163,6 +184,34 @@
     });
   }
 
+  // The study index: check an admin token with fetch, then open the admin page (or say why
+  // not). Without this script the form posts and the server answers with a page.
+  function adminForms() {
+    document.querySelectorAll("form.admin-open").forEach(function (form) {
+      form.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        fetch(form.action, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "Accept": "application/json" },
+          body: new URLSearchParams(new FormData(form))
+        }).then(function (resp) { return resp.json(); }).then(function (body) {
+          if (body.ok) { window.location.assign(body.url); return; }
+          var box = document.getElementById("index-error");
+          box.textContent = body.error || "error";
+          box.hidden = false;
+          var input = form.querySelector("input[name=token]");
+          input.setAttribute("aria-invalid", "true");
+          input.focus();
+        }).catch(function () {
+          var box = document.getElementById("index-error");
+          box.textContent = "The server did not answer.";
+          box.hidden = false;
+        });
+      });
+    });
+  }
+
   window.addEventListener("beforeunload", function (ev) {
     if (pending > 0 || dirty) { ev.preventDefault(); ev.returnValue = ""; }
   });
@@ -173,6 +222,7 @@
       if (form.dataset.keys) { keys(form); }
     });
     chains();
+    adminForms();
     document.documentElement.dataset.studyReady = "1";  // shortcuts are live from here on
   });
 }());
