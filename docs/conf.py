@@ -18,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 project = "refbench"
 author = "the refbench authors"
-copyright = "the refbench authors"  # noqa: A001 (Sphinx's name)
+copyright = "the refbench authors"
 from refbench import __version__ as release  # noqa: E402
 
 version = release
