@@ -59,6 +59,7 @@ bench: setup
 	$(BIN)/python benchmarks/evaluate.py
 	$(BIN)/python benchmarks/knowledge_match.py
 	$(BIN)/python benchmarks/throughput.py
+	$(BIN)/python benchmarks/dask_run.py
 
 golden: setup
 	$(BIN)/python scripts/regen_golden.py

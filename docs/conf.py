@@ -35,6 +35,8 @@ autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "undoc-members": False}
 # Links to files in the repository (benchmarks/x.py, ../shared/...) are not pages of the site.
 suppress_warnings = ["myst.xref_missing"]
+# Option names keep their two hyphens (--out, not an en dash).
+smartquotes = False
 html_theme = "alabaster"
 html_title = f"refbench {release}"
 html_theme_options = {"description": "Knowledge-intensive reference resolution",
