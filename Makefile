@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup chromium run test lint bench golden
+.PHONY: setup chromium run test lint bench golden docs
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -45,14 +45,21 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/mypy
 
-test: lint
+test: lint docs
 	$(BIN)/pytest -q
+
+# The documentation site (Sphinx + MyST; the CLI reference from the Click commands), warnings
+# as errors, into build/docs (ignored); incremental after the first build.
+docs: setup
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs
+	$(BIN)/python scripts/check_docs.py build/docs
 
 bench: setup
 	$(BIN)/python benchmarks/kitmus_generate.py
 	$(BIN)/python benchmarks/evaluate.py
 	$(BIN)/python benchmarks/knowledge_match.py
 	$(BIN)/python benchmarks/throughput.py
+	$(BIN)/python benchmarks/dask_run.py
 
 golden: setup
 	$(BIN)/python scripts/regen_golden.py

@@ -14,6 +14,7 @@ from refbench import __version__
 from refbench.cli import altentities as altentities_cli
 from refbench.cli import convert as convert_cli
 from refbench.cli import evaluate as evaluate_cli
+from refbench.cli import export as export_cli
 from refbench.cli import kitmus as kitmus_cli
 from refbench.cli import knowref as knowref_cli
 from refbench.cli import report as report_cli
@@ -37,6 +38,7 @@ app.add_command(ls)
 app.add_command(kitmus_cli.kitmus)
 app.add_command(evaluate_cli.evaluate)
 app.add_command(convert_cli.convert_cmd)
+app.add_command(export_cli.export)
 app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)

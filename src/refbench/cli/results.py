@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, COUNT, PATH, POSITIVE, print_json
+from refbench.cli.common import (
+    CONTEXT,
+    COUNT,
+    OUT_DIR,
+    PATH,
+    POSITIVE,
+    print_json,
+    transactional,
+)
 
 STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
               ".refbench/results.sqlite).")
@@ -16,7 +24,7 @@ STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
     "Examples: refbench results ls  |  refbench results show 3 --json  |  refbench results tag "
     "3 4 --tag paper  |  refbench results rm 5  |  refbench results add runs/km"))
 def results() -> None:
-    """Runs recorded in the results store: list, show, tag, remove, add, import."""
+    """Runs recorded in the results store: list, show, tag, remove, add, merge, import."""
 
 
 @results.command("ls", context_settings=CONTEXT, epilog=(
@@ -120,6 +128,33 @@ def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
             rid = record_run(st, metrics, folder)
             click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
                        f"{metrics['data']} ({folder})")
+
+
+@results.command("merge", context_settings=CONTEXT, epilog=(
+    "Example: refbench results merge runs/s1 runs/s2 runs/s3 --out runs/all  (the folders of "
+    "refbench run --shard 1/3, 2/3, 3/3)"))
+@click.argument("shard_dirs", type=PATH, nargs=-1, required=True)
+@click.option("--out", type=OUT_DIR, required=True, help="Folder for the merged run.")
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+@click.option("--no-store", is_flag=True, help="Do not record the merged run.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
+@transactional
+def results_merge(shard_dirs: tuple[Path, ...], out: Path, store: Path | None, no_store: bool,
+                  as_json: bool) -> None:
+    """Merge the shards of one run (refbench run --shard I/N, every I) into one run folder:
+    the predictions and metrics one run in one process would have written, recorded as one
+    run in the store. The shards must share model, data and options, and the data file must
+    be readable here (at the path the shards recorded)."""
+    from refbench.report.text import run_text
+    from refbench.runs.shards import merge_shards
+    from refbench.runs.store import Store
+
+    st = None if no_store else Store(store)
+    metrics = merge_shards(list(shard_dirs), out, store=st)
+    if as_json:
+        print_json(metrics)
+    else:
+        click.echo(run_text({**metrics, **({"store": str(st.path)} if st else {})}))
 
 
 @results.command("import", context_settings=CONTEXT, epilog=(

@@ -23,7 +23,10 @@ RUN_EXAMPLE = (
     "Examples: refbench run --model knowledge-match --data kitmus-suite --out runs/km  |  "
     "refbench run --model embedding --data ../shared/data/altentities/books/test.json.gz "
     "--input unshown_background --out runs/emb --json  |  refbench run --model "
-    "cross-encoder:models/ce --data ../shared/data/knowref/test.tsv --out runs/ce")
+    "cross-encoder:models/ce --data ../shared/data/knowref/test.tsv --out runs/ce  |  "
+    "refbench run --model embedding --data wsc273.jsonl --out runs/s2 --shard 2/3  |  "
+    "refbench run --model embedding --data wsc273.jsonl --out runs/d --engine dask "
+    "--scheduler tcp://127.0.0.1:8786")
 
 
 @click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
@@ -46,28 +49,64 @@ RUN_EXAMPLE = (
 @click.option("--max-words", type=POSITIVE, default=None, help="AltEntities text cut (words).")
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed instances (reported as a count and ids) instead of stopping.")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Only the I-th of N parts (1-based, whole batches) of a data file's "
+                   "instances; 'slurm': this job's place in a SLURM array. Merge the shards' "
+                   "folders with refbench results merge.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True,
+              help="Where batches are predicted: this process, or a Dask cluster (--scheduler); "
+                   "files and the store are written here either way.")
+@click.option("--scheduler", default=None, help="Dask scheduler address (--engine dask).")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @transactional
 def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | None, out: Path,
             system: str | None, store: Path | None, no_store: bool, model_arg: tuple[str, ...],
-            input_type: str | None, max_words: int | None, skip_invalid: bool, as_json: bool,
-            quiet: bool) -> None:
+            input_type: str | None, max_words: int | None, skip_invalid: bool, shard: str | None,
+            engine: str, scheduler: str | None, as_json: bool, quiet: bool) -> None:
     """Run a model on a data set: predictions (answers JSONL with per-candidate scores), the
     task's metrics and provenance in --out, and a row in the results store. Interrupted runs
     resume from the store's prediction cache. A KITMUS suite folder runs every subtask of
     --split (one run folder each under --out) and prints the paper-style table. A malformed
     instance stops the run with an error naming it, unless --skip-invalid (then skipped
-    instances are counted and listed).
+    instances are counted and listed). --shard runs one part of the instances (a shard is
+    not recorded in the store; refbench results merge makes the shards one run);
+    --engine dask spreads the batches over a Dask cluster.
     """
-    from refbench.core.invalid import InvalidInstances
+    import contextlib
+
+    from refbench.core.errors import UsageError
     from refbench.core.options import parse_key_values
     from refbench.models.base import check_model_options
+    from refbench.runs.shards import parse_shard
+
+    options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
+    part = parse_shard(shard)
+    if part is not None and data.is_dir():
+        raise UsageError("--shard runs on a data file; shard each subtask file of a suite "
+                         "(SUITE/<variant>/subtask_<n>_ents/<split>.jsonl)")
+    if scheduler is not None and engine != "dask":
+        raise UsageError("--scheduler is for --engine dask")
+    with contextlib.ExitStack() as stack:
+        dask = None
+        if engine == "dask":
+            from refbench.runs.distributed import DaskEngine
+
+            dask = stack.enter_context(DaskEngine(scheduler, spec, options))
+        _run(spec, data, task, split, limit, out, system, store, no_store, options,
+             input_type, max_words, skip_invalid, part, dask, as_json, quiet)
+
+
+def _run(spec: str, data: Path, task: str | None, split: str, limit: int | None, out: Path,
+         system: str | None, store: Path | None, no_store: bool, options: dict[str, Any],
+         input_type: str | None, max_words: int | None, skip_invalid: bool,
+         part: tuple[int, int] | None, engine: Any, as_json: bool, quiet: bool) -> None:
+    from refbench.core.invalid import InvalidInstances
     from refbench.report.text import run_text, suite_run_text
     from refbench.runs.runner import run_model, run_suite
     from refbench.runs.store import Store
 
-    options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
     st = None if no_store else Store(store)
     invalid = InvalidInstances() if skip_invalid else None
     for note in st.notes if st else ():
@@ -76,7 +115,7 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
     if data.is_dir():
         result = run_suite(spec, data, out, split=split, model_options=options, store=st,
                            progress=not quiet and not as_json, system=system,
-                           on_invalid=invalid, task=task)
+                           on_invalid=invalid, task=task, engine=engine)
         _warn_skipped(invalid)
         if as_json:
             print_json(result)
@@ -91,7 +130,7 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
     metrics = run_model(spec, data, out, task=task, model_options=options,
                         reader_options=reader, limit=limit, store=st,
                         progress=not quiet and not as_json, system=system,
-                        on_invalid=invalid)
+                        on_invalid=invalid, shard=part, engine=engine)
     _warn_skipped(invalid)
     for w in metrics.get("warnings", []):
         click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)

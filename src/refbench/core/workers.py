@@ -76,3 +76,29 @@ def worker_pool(workers: int, *, initializer: Callable[..., Any] | None = None,
         raise
     pool.close()
     pool.join()
+
+
+SCHEDULER_TIMEOUT_S = 5
+
+
+def dask_client(scheduler: str | None) -> Any:
+    """A ``distributed.Client`` connected to ``scheduler``, or a usage error that says how to
+    start one: the engines that spread work over a Dask cluster (``knowref mine``,
+    ``refbench run``) share it."""
+    from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError("the dask engine needs dask[bag] and distributed "
+                         "(pip install 'dask[bag]' distributed)") from None
+    if scheduler is None:
+        raise UsageError("--engine dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    try:
+        client: Any = distributed.Client  # untyped
+        return client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RefbenchError(f"cannot reach the dask scheduler at {scheduler} within "
+                            f"{SCHEDULER_TIMEOUT_S} s ({type(exc).__name__}); start one with "
+                            "`dask scheduler` (and `dask worker ADDRESS`), or use --engine "
+                            "local", code=E_USAGE) from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +51,30 @@ class RunState:
         self.uncached_batches = 0
 
 
+Chunk = list[tuple[str, ChoiceInstance]]
+# Predicts chunks (in any order) and yields each with its outputs: the engine of a run.
+Predictor = Callable[[ChoiceModel, Sequence[Chunk]], Iterator[tuple[Chunk, list[ModelOutput]]]]
+# The predictor for a data file and its task (e.g. a Dask cluster's); None: this process.
+Engine = Callable[[Path, str], Predictor]
+
+
+def predict_here(model: ChoiceModel, chunks: Sequence[Chunk]
+                 ) -> Iterator[tuple[Chunk, list[ModelOutput]]]:
+    """The local engine: each chunk in this process, in order."""
+    for chunk in chunks:
+        yield chunk, model.predict([inst for _, inst in chunk])
+
+
 def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: Store | None,
                 *, progress: bool = True, desc: str = "run",
-                state: RunState | None = None) -> tuple[list[ModelOutput], int]:
+                state: RunState | None = None, predictor: Predictor = predict_here
+                ) -> tuple[list[ModelOutput], int]:
     """Outputs for every instance, from the cache where possible; returns (outputs, n_cached).
 
     A store that stays locked by another process while a batch is saved does not stop the run:
-    that batch is simply not cached (counted in ``state.uncached_batches``).
+    that batch is simply not cached (counted in ``state.uncached_batches``). ``predictor`` runs
+    the uncached chunks (here, or on a Dask cluster: :mod:`refbench.runs.distributed`); only
+    this process writes the cache.
     """
     state = state or RunState()
     fp = model.fingerprint()
@@ -73,8 +90,7 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     todo = [c for c in chunks if any(h not in cached for h, _ in c)]
     with tqdm(total=len(instances), initial=len(instances) - sum(map(len, todo)), desc=desc,
               unit="inst", disable=not progress) as bar:
-        for chunk in todo:
-            results = model.predict([inst for _, inst in chunk])
+        for chunk, results in predictor(model, todo):
             for (h, inst), res in zip(chunk, results, strict=True):
                 if res.answer is not None and not 0 <= res.answer < len(inst.candidates):
                     raise RefbenchError(f"model {model.name} answered {res.answer}, not a "
@@ -154,9 +170,15 @@ def run_model(
     model: ChoiceModel | None = None,
     system: str | None = None,
     on_invalid: InvalidInstances | None = None,
+    shard: tuple[int, int] | None = None,
+    engine: Engine | None = None,
 ) -> dict[str, Any]:
     """``on_invalid`` (``--skip-invalid``): skip malformed instances, and report them in the
-    metrics, instead of stopping at the first."""
+    metrics, instead of stopping at the first. ``shard`` (I, N): only the I-th of N
+    deterministic parts of the instances (:mod:`refbench.runs.shards`); a shard run is not
+    recorded in the store (``refbench results merge`` records the whole run). ``engine``:
+    where the batches are predicted (:class:`refbench.runs.distributed.DaskEngine`); the
+    files and the store are written here whatever the engine."""
     data = Path(data)
     out = Path(out)
     task = task or infer_task(data)
@@ -168,15 +190,42 @@ def run_model(
         raise RefbenchError("no instances to run on", path=data)
     model = model or build_model(spec, model_options)
     model.prepare(data, task)
+    shard_info: dict[str, Any] | None = None
+    if shard is not None:
+        from refbench.runs.shards import shard_range
+
+        start, stop = shard_range(len(instances), model.batch_size, *shard)
+        shard_info = {"index": shard[0], "count": shard[1], "start": start, "stop": stop,
+                      "n_total": len(instances)}
+        instances = instances[start:stop]
     state = RunState()
     outputs, n_cached = predict_all(model, instances, store, progress=progress,
-                                    desc=f"{spec} on {data.name}", state=state)
+                                    desc=f"{spec} on {data.name}", state=state,
+                                    predictor=engine(data, task) if engine else predict_here)
+    return finish_run(spec, data, out, task, instances, outputs, limit=limit,
+                      reader_options=reader_options, skipped=skipped, on_invalid=on_invalid,
+                      system=system, fingerprint=model.fingerprint(),
+                      model_config=model.config(), n_cached=n_cached,
+                      uncached_batches=state.uncached_batches,
+                      store=None if shard_info else store, shard=shard_info)
+
+
+def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[ChoiceInstance],
+               outputs: Sequence[ModelOutput], *, limit: int | None,
+               reader_options: dict[str, Any] | None, skipped: InvalidInstances | None,
+               on_invalid: InvalidInstances | None, system: str | None, fingerprint: str,
+               model_config: dict[str, Any], n_cached: int, uncached_batches: int,
+               store: Store | None, shard: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write a run's predictions and metrics (and its store row) from its outputs: shared by a
+    run in one process and by merging the shards of one (so both give the same files). A
+    shard gets only the choice metrics of its instances: the task's own scorer needs them
+    all."""
     pred_path = out / "predictions.jsonl"
     with atomic_write(pred_path) as fh:
         for inst, o in zip(instances, outputs, strict=True):
             fh.write(json.dumps({"id": inst.id, **o.to_json()}, ensure_ascii=False) + "\n")
     metrics = choice_metrics(task, instances, outputs)
-    if limit is None:
+    if limit is None and shard is None:
         extra = task_metrics(task, data, pred_path, instances, outputs,
                              skip_invalid=skipped is not None)
         ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
@@ -187,13 +236,15 @@ def run_model(
         metrics.update(skipped.report())
         on_invalid.skipped.extend(skipped.skipped)
     metrics.update({"model": spec, "system": system or spec,
-                    "model_fingerprint": model.fingerprint(), "data": str(data),
+                    "model_fingerprint": fingerprint, "data": str(data),
                     "split": get_task(task).infer_split(data), "limit": limit,
                     "reader_options": dict(reader_options or {}), "n_cached": n_cached,
-                    "uncached_batches": state.uncached_batches, "created": now(),
+                    "uncached_batches": uncached_batches, "created": now(),
                     "out_dir": str(out), "predictions": str(pred_path)})
+    if shard is not None:
+        metrics["shard"] = shard
     metrics["provenance"] = provenance({"data": [str(data)]})
-    metrics["provenance"]["model_config"] = model.config()
+    metrics["provenance"]["model_config"] = model_config
     write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
                                                        default=str) + "\n")
     if store is not None:
@@ -218,7 +269,8 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
               model_options: dict[str, Any] | None = None, store: Store | None = None,
               progress: bool = True, system: str | None = None,
               on_invalid: InvalidInstances | None = None,
-              task: str | None = None) -> dict[str, Any]:
+              task: str | None = None, engine: Engine | None = None
+              ) -> dict[str, Any]:
     """Run one model on every data file of a folder (a KITMUS suite: every subtask) and
     combine the runs into the task's folder result (a table)."""
     t = directory_task(suite, task)
@@ -227,7 +279,8 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
     runs = []
     for gold, sub, labels in t.run_directory(suite, split=split):
         m = run_model(spec, gold, out / sub, task=t.name, store=store, progress=progress,
-                      model=model, system=name, on_invalid=on_invalid)
+                      model=model, system=name, on_invalid=on_invalid,
+                      engine=engine)
         runs.append((labels, m))
     result = t.directory_result(suite, runs, split=split, model=spec, system=name)
     result.update({"out_dir": str(out),

@@ -27,10 +27,10 @@ from typing import Any
 
 from tqdm import tqdm
 
-from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import binary_lines
 from refbench.core.io import atomic_write
-from refbench.core.workers import worker_pool
+from refbench.core.workers import dask_client, worker_pool
 from refbench.tasks.knowref.mine_filters import (
     STAGES,
     Candidate,
@@ -159,26 +159,11 @@ def _run_local(chunks: Iterator[list[Record]], workers: int, seed: int
             yield result.get()
 
 
-SCHEDULER_TIMEOUT_S = 5
-
-
 def _run_dask(chunks: Iterator[list[Record]], scheduler: str | None, seed: int, window: int
               ) -> Iterator[tuple[list[dict[str, Any]], dict[str, int]]]:
-    try:
-        import dask.bag as db
-        from distributed import Client
-    except ImportError:
-        raise UsageError("the dask engine needs dask[bag] and distributed "
-                         "(pip install 'dask[bag]' distributed)") from None
-    if scheduler is None:
-        raise UsageError("--engine dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    try:
-        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise RefbenchError(f"cannot reach the dask scheduler at {scheduler} within "
-                            f"{SCHEDULER_TIMEOUT_S} s ({type(exc).__name__}); start one with "
-                            "`dask scheduler` (and `dask worker ADDRESS`), or use --engine "
-                            "local", code=E_USAGE) from None
+    client = dask_client(scheduler)
+    import dask.bag as db
+
     with client:
         batch: list[list[Record]] = []
         for chunk in [*chunks, None]:
