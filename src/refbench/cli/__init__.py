@@ -14,6 +14,7 @@ from refbench import __version__
 from refbench.cli import altentities as altentities_cli
 from refbench.cli import convert as convert_cli
 from refbench.cli import evaluate as evaluate_cli
+from refbench.cli import export as export_cli
 from refbench.cli import kitmus as kitmus_cli
 from refbench.cli import knowref as knowref_cli
 from refbench.cli import report as report_cli
@@ -41,6 +42,7 @@ app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)
 app.add_command(results_cli.results)
+app.add_command(export_cli.export)
 app.add_command(altentities_cli.altentities)
 app.add_command(knowref_cli.knowref)
 app.add_command(tne_cli.tne)

@@ -170,18 +170,14 @@ def run_model(
     state = RunState()
     outputs, n_cached = predict_all(model, instances, store, progress=progress,
                                     desc=f"{spec} on {data.name}", state=state)
+    hashes = None
+    if model.LM_EVAL_HASHES:
+        from refbench.export.lm_eval import instance_hashes
+
+        hashes = instance_hashes(instances)
+    metrics = write_predictions(out, task, data, instances, outputs, hashes=hashes,
+                                full=limit is None, skip_invalid=skipped is not None)
     pred_path = out / "predictions.jsonl"
-    with atomic_write(pred_path) as fh:
-        for inst, o in zip(instances, outputs, strict=True):
-            fh.write(json.dumps({"id": inst.id, **o.to_json()}, ensure_ascii=False) + "\n")
-    metrics = choice_metrics(task, instances, outputs)
-    if limit is None:
-        extra = task_metrics(task, data, pred_path, instances, outputs,
-                             skip_invalid=skipped is not None)
-        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
-        metrics.update(extra)
-        if ci:
-            metrics["ci95"] = ci
     if skipped is not None and on_invalid is not None:
         metrics.update(skipped.report())
         on_invalid.skipped.extend(skipped.skipped)
@@ -193,6 +189,37 @@ def run_model(
                     "out_dir": str(out), "predictions": str(pred_path)})
     metrics["provenance"] = provenance({"data": [str(data)]})
     metrics["provenance"]["model_config"] = model.config()
+    return finish_run(metrics, out, store)
+
+
+def write_predictions(out: Path, task: str, data: Path, instances: Sequence[ChoiceInstance],
+                      outputs: Sequence[ModelOutput], *, hashes: Sequence[dict[str, str]] | None
+                      = None, full: bool = True, skip_invalid: bool = False) -> dict[str, Any]:
+    """Write ``out/predictions.jsonl`` (one line per instance, with lm-eval's hashes when
+    given) and return the metrics of the outputs (task metrics too unless ``full`` is False).
+    Every run folder, refbench's own or an imported one, is made by this function."""
+    pred_path = out / "predictions.jsonl"
+    with atomic_write(pred_path) as fh:
+        for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
+            line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    metrics = choice_metrics(task, instances, outputs)
+    if full:
+        extra = task_metrics(task, data, pred_path, instances, list(outputs),
+                             skip_invalid=skip_invalid)
+        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
+        metrics.update(extra)
+        if ci:
+            metrics["ci95"] = ci
+    if hashes:
+        from refbench.export.lm_eval import task_hash
+
+        metrics["lm_eval_task_hash"] = task_hash(hashes)
+    return metrics
+
+
+def finish_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
+    """Write ``out/metrics.json`` and record the run in the store."""
     write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
                                                        default=str) + "\n")
     if store is not None:
