@@ -102,8 +102,9 @@ class Endpoint:
                 **({"Authorization": f"Bearer {self.key}"} if self.key else {})}
 
     def post(self, route: str, body: dict[str, Any], what: str) -> Any:
-        """POST ``body`` to ``base_url/route`` (or to ``route`` when it is a whole URL) and return the parsed JSON response, from the
-        cache when this exact request was answered before. Retries on timeouts, connection
+        """POST ``body`` to ``base_url/route`` (or to ``route`` when it is a whole URL) and
+        return the parsed JSON response, from the cache when this exact request was answered
+        before. Retries on timeouts, connection
         errors, 408/409/429 and 5xx with exponential backoff; anything else is an error that
         names the endpoint."""
         url = route if route.startswith(("http://", "https://")) else f"{self.base_url}/{route}"
