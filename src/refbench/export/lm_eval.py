@@ -176,7 +176,7 @@ def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
     """Write the task folder; returns {"include_path", "tasks", "group", "model_args"}."""
     data, out = Path(data), Path(out)
     found, group = sources(data, split)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, path, kind in found:
         instances = list(read_choices(path, task=kind))
         if not instances:

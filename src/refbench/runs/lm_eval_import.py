@@ -98,7 +98,7 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:
-        doc = row.get("doc") if isinstance(row.get("doc"), dict) else {}
+        doc: dict[str, Any] = row["doc"] if isinstance(row.get("doc"), dict) else {}
         key = str(doc["id"]) if "id" in doc else f"#{row['doc_id']}"
         if key in by_id:
             raise RefbenchError(f"two samples for the same document ({key})", path=path,
@@ -111,7 +111,7 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
             raise RefbenchError(f"no lm-eval sample for this instance of {data}",
                                 path=rows[0][1], item=inst.id)
         row, path, line = hit
-        if "doc_hash" in row and "id" in (row.get("doc") or {}):
+        if "doc_hash" in row and isinstance(row.get("doc"), dict) and "id" in row["doc"]:
             mine = doc_hashes(lm_eval_doc(inst)[0])["doc_hash"]
             if row["doc_hash"] != mine:
                 raise RefbenchError(f"this sample's document differs from instance {inst.id} "
