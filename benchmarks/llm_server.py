@@ -4,6 +4,10 @@ JSON line: how many answers agree, both accuracies, both throughputs and the sco
 Agreement is expected at 95% or more, not 100%: llama.cpp computes with the quantised weights.
 
     python benchmarks/llm_server.py [--limit N] [--threads 2] [--concurrency 2]
+                                    [--run DIR --run-seconds S]
+
+``--run`` reuses the in-process answers of a finished ``refbench run --model llm-loglik`` of the
+same data (on a busy machine), with ``--run-seconds`` its wall time for the throughput.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from refbench.models.base import build_model
+from refbench.models.base import ModelOutput, build_model
 from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
 from refbench.models.llm_server import llama_cpp_server
 from refbench.runs.metrics import choice_metrics
@@ -31,13 +35,23 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     ap.add_argument("--concurrency", type=int, default=2, help="parallel requests")
+    ap.add_argument("--run", type=Path, default=None)
+    ap.add_argument("--run-seconds", type=float, default=None)
     args = ap.parse_args()
     instances = list(read_choices(args.data))[: args.limit]
     work = Path(tempfile.mkdtemp(prefix="llm-server-"))
-    local = build_model("llm-loglik")
-    t0 = time.perf_counter()
-    want, _ = predict_all(local, instances, None, progress=False)
-    local_s = time.perf_counter() - t0
+    local_s: float | None
+    if args.run is not None:
+        rows = [json.loads(line) for line in (args.run / "predictions.jsonl").open()]
+        by_id = {r["id"]: r for r in rows}
+        want = [ModelOutput(by_id[i.id]["answer"], tuple(by_id[i.id]["scores"]))
+                for i in instances]
+        local_s = args.run_seconds
+    else:
+        local = build_model("llm-loglik")
+        t0 = time.perf_counter()
+        want, _ = predict_all(local, instances, None, progress=False)
+        local_s = time.perf_counter() - t0
     with llama_cpp_server(smollm2_dir() / SMOLLM2_FILE, threads=args.threads,
                           log=work / "server.log") as url:
         server = build_model("llm-loglik", {"base_url": url, "cache": str(work / "c.db"),
@@ -56,7 +70,7 @@ def main() -> None:
         "agreement": round(same / len(instances), 4), "same_answers": same,
         "accuracy_server": round(acc_server, 4), "accuracy_in_process": round(acc_local, 4),
         "server_instances_per_s": round(len(instances) / server_s, 2),
-        "in_process_instances_per_s": round(len(instances) / local_s, 2),
+        "in_process_instances_per_s": round(len(instances) / local_s, 2) if local_s else None,
         "score_diff_median": round(statistics.median(diffs), 4),
         "score_diff_max": round(max(diffs), 4), "server_tokenizer": tokenizer,
         "llama_threads": args.threads, "concurrency": args.concurrency}))

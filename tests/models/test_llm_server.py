@@ -29,6 +29,7 @@ class Scripted:
     def __init__(self) -> None:
         self.honour_echo = True
         self.tokenize = True
+        self.token_ids = True
         self.fail_first = 0
         self.completions: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -47,7 +48,11 @@ class Scripted:
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if path == "/tokenize" and self.tokenize:
             return 200, {"tokens": [ord(c) for c in body["content"]]}
-        if path != "/v1/completions":
+        if path != "/v1/completions" or (not self.token_ids and isinstance(
+                body.get("prompt"), list) and body["prompt"] and isinstance(body["prompt"][0],
+                                                                          int)):
+            if path == "/v1/completions":
+                return 422, {"error": "prompt must be text"}
             return 404, {"error": "not found"}
         with self.lock:
             self.completions.append(body)
@@ -112,10 +117,13 @@ def test_sums_prompt_tokens_of_the_continuation(scripted: tuple[str, Scripted],
     assert len(script.completions) == n  # served from the cache
 
 
-def test_text_prompts_without_a_tokenizer(scripted: tuple[str, Scripted],
-                                          tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", ["no tokenizer", "no token-id prompts"])
+def test_text_prompts(scripted: tuple[str, Scripted], tmp_path: Path, case: str) -> None:
     url, script = scripted
-    script.tokenize = False
+    if case == "no tokenizer":
+        script.tokenize = False
+    else:
+        script.token_ids = False
     model = build_model("llm-loglik:m", {"base_url": url, "cache": str(tmp_path / "c.db")})
     assert model.config()["tokenizer"] == "text"
     got = model.loglik([("The cat sat", " on the mat.")])  # type: ignore[attr-defined]
@@ -170,7 +178,7 @@ def test_real_server_agrees_with_the_in_process_model(llama_server: str,
     instances = list(read_choices(DATA["winograd"]))
     server = build_model("llm-loglik", {"base_url": llama_server,
                                         "cache": str(tmp_path / "c.db")})
-    assert server.config()["tokenizer"].startswith("server:")
+    assert server.config()["tokenizer"] == "text"  # llama-cpp-python takes text prompts only
     local = build_model("llm-loglik")
     got = server.predict(instances)
     want = local.predict(instances)

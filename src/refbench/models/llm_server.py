@@ -9,7 +9,8 @@ token. Prompts go as token ids when a tokenizer is at hand (the server's own ``/
 which vLLM and llama.cpp offer, ``/extras/tokenize`` on llama-cpp-python, or a local tokenizer
 named by ``tokenizer=PATH``), split into context and continuation as lm-eval splits them; with
 no tokenizer they go as text and the continuation's tokens are found by the ``text_offset``
-the server returns.
+the server returns (also when the server refuses token-id prompts, as llama-cpp-python's
+does).
 
 A server that ignores ``echo`` or returns no prompt log-probabilities is an error naming the
 endpoint: lm-evaluation-harness scores such servers silently at chance level (its issues 4158
@@ -80,6 +81,19 @@ class CompletionsScorer:
                 self.tokenizer_kind = "text"
         elif tokenizer != "text":
             self._tokenize = local_tokenizer(tokenizer)
+        if self._tokenize is not None and not self._takes_token_ids():
+            # llama-cpp-python's server, for one, takes prompts only as text
+            self._tokenize = None
+            self.tokenizer_kind = "text"
+
+    def _takes_token_ids(self) -> bool:
+        """Whether the server accepts a prompt of token ids (one tiny completion)."""
+        assert self._tokenize is not None
+        ids = self._tokenize("Hello world") or [0]
+        status, _ = self.endpoint.post_once(self.url, {
+            "model": self.model, "prompt": ids, "max_tokens": 1, "temperature": 0,
+            "logprobs": 1, "echo": True})
+        return status not in (400, 415, 422)
 
     # --- tokenizing ------------------------------------------------------------------------
     def _tokenize_body(self, text: str) -> dict[str, Any]:
