@@ -33,7 +33,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
+    ap.add_argument("--threads", type=int, default=1, help="llama.cpp threads")
     ap.add_argument("--concurrency", type=int, default=2, help="parallel requests")
     ap.add_argument("--run", type=Path, default=None)
     ap.add_argument("--run-seconds", type=float, default=None)

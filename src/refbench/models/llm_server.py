@@ -93,7 +93,7 @@ class CompletionsScorer:
         status, _ = self.endpoint.post_once(self.url, {
             "model": self.model, "prompt": ids, "max_tokens": 1, "temperature": 0,
             "logprobs": 1, "echo": True})
-        return status not in (400, 415, 422)
+        return status == 200  # llama-cpp-python answers 500 to a prompt it cannot parse
 
     # --- tokenizing ------------------------------------------------------------------------
     def _tokenize_body(self, text: str) -> dict[str, Any]:
@@ -126,17 +126,17 @@ class CompletionsScorer:
         return tokenize
 
     # --- scoring ---------------------------------------------------------------------------
-    def _prompt(self, context: str, cont: str) -> tuple[Any, tuple[int, int] | tuple[str, int]]:
+    def _prompt(self, context: str, cont: str) -> tuple[Any, tuple[Any, ...]]:
         """The prompt to send, and how to find the continuation in the echoed tokens: in token
         mode (start, end) token positions, in text mode ("text", character where it starts)."""
         if self._tokenize is None:
             n_spaces = len(context) - len(context.rstrip())
-            return context + cont, ("text", len(context) - n_spaces)
+            return context + cont, ("text", len(context) - n_spaces, len(context + cont))
         ctx_ids, cont_ids = split_pair(self._tokenize, context, cont)
         ids = (ctx_ids + cont_ids)[-self.max_length:]
         return ids, (len(ids) - len(cont_ids), len(ids))
 
-    def _score(self, choice: dict[str, Any], where: tuple[Any, int], n_prompt: int) -> float:
+    def _score(self, choice: dict[str, Any], where: tuple[Any, ...], n_prompt: int) -> float:
         logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
         values = logprobs.get("token_logprobs") if isinstance(logprobs, dict) else None
         if not isinstance(values, list):
@@ -150,9 +150,9 @@ class CompletionsScorer:
             if not isinstance(offsets, list) or len(offsets) != len(values):
                 raise RefbenchError(f"completions endpoint {self.url} returned no text_offset "
                                     "for text prompts; give tokenizer=PATH to send token ids")
-            # the last entry is the generated token: never counted
-            picked = [values[i] for i in range(len(values) - 1)
-                      if offsets[i] is not None and offsets[i] >= where[1]]
+            # tokens starting past the prompt are generated: never counted
+            picked = [values[i] for i in range(len(values))
+                      if offsets[i] is not None and where[1] <= offsets[i] < where[2]]
         else:
             start, end = where
             if len(values) < n_prompt:
@@ -165,7 +165,7 @@ class CompletionsScorer:
                                 f"for a prompt token: {ECHO_HINT}")
         return float(sum(picked))
 
-    def _send(self, chunk: Sequence[tuple[Any, tuple[Any, int]]]) -> list[float]:
+    def _send(self, chunk: Sequence[tuple[Any, tuple[Any, ...]]]) -> list[float]:
         body = {"model": self.model, "max_tokens": 1, "temperature": 0, "logprobs": 1,
                 "echo": True,
                 "prompt": chunk[0][0] if len(chunk) == 1 else [p for p, _ in chunk]}
@@ -214,7 +214,7 @@ def local_tokenizer(where: str) -> Callable[[str], list[int]]:
 
 
 @contextlib.contextmanager
-def llama_cpp_server(model_file: str | Path, *, threads: int = 2, timeout: float = 180,
+def llama_cpp_server(model_file: str | Path, *, threads: int = 1, timeout: float = 180,
                      log: Path | None = None) -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server on a free loopback port, serving a GGUF file
     with prompt log-probabilities (``--logits_all true``); yields its ``/v1`` base URL and stops
