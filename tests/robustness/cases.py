@@ -59,6 +59,8 @@ INPUT_SLOTS: list[tuple[str, tuple[str, ...], str, str, set[str]]] = [
     ("run-knowref-tsv", (*RUN, "{in}"), "data.tsv", "knowref.tsv", {"dir-ok"}),
     ("run-gap", (*RUN, "{in}"), "data.tsv", "gap.tsv", {"tsv", "dir-ok"}),
     ("run-winograd", (*RUN, "{in}"), "data.jsonl", "wsc.jsonl", {"dir-ok"}),
+    ("export-lm-eval", ("export", "lm-eval", "--out", "{T}/x", "--data", "{in}"), "data.jsonl",
+     "wsc.jsonl", {"dir-ok"}),
     ("run-altentities", (*RUN, "{in}"), "data.json", "alt.json", {"dir-ok"}),
     ("train", ("train", "--out", "{T}/model", "--max-steps", "1", "--data", "{in}"),
      "data.jsonl", "kitmus.jsonl", set()),

@@ -1,4 +1,5 @@
-"""``refbench export``: suites and data sets in other tools' layouts."""
+"""``refbench export``: refbench's data in other tools' layouts (lm-evaluation-harness task
+folders, Hugging Face datasets folders)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from refbench.cli.common import CONTEXT, OUT_DIR, PATH, print_json, transactiona
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
-    "Example: refbench export hf kitmus-suite --out hf/kitmus"))
+    "Examples: refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out lm-tasks"
+    "  |  refbench export hf kitmus-suite --out hf/kitmus"))
 def export() -> None:
-    """Export suites and data sets for other tools (the Hugging Face Hub, ...)."""
+    """Export data to other tools: task folders for lm-evaluation-harness, folders that
+    Hugging Face datasets loads."""
 
 
 @export.command("hf", context_settings=CONTEXT, epilog=(
@@ -44,3 +47,36 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
     click.echo(f"{summary['task']} ({summary['license']}) -> {out}")
     for name, splits in summary["configs"].items():
         click.echo(f"  {name}: " + ", ".join(f"{s} {n:,}" for s, n in splits.items()))
+
+
+@export.command("lm-eval", context_settings=CONTEXT, epilog=(
+    "Examples: refbench export lm-eval --data wsc273.jsonl --out lm-tasks --json  |  "
+    "refbench export lm-eval --data kitmus-suite --out lm-kitmus  "
+    "(then: lm_eval --model hf --model_args ARGS --include_path lm-tasks --tasks "
+    "refbench_wsc273)"))
+@click.option("--data", "data", type=PATH, required=True,
+              help="A data file (any format refbench reads) or a KITMUS suite folder.")
+@click.option("--out", type=OUT_DIR, required=True, help="Task folder to write.")
+@click.option("--split", default="test", show_default=True,
+              help="Split of a KITMUS suite to export.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Last line: {include_path, tasks, group, model_args}.")
+@transactional
+def export_lm_eval_cmd(data: Path, out: Path, split: str, as_json: bool) -> None:
+    """A task folder for `lm_eval --include_path DIR`: one YAML per task (per KITMUS subtask,
+    plus a group weighted by size), the data as local JSONL, utils.py and a README. Its `acc`
+    with `--model hf` equals `refbench run --model llm-loglik` on the same data."""
+    from refbench.core.inputs import check_input_file
+    from refbench.export.lm_eval import export_lm_eval
+
+    if not data.is_dir():
+        check_input_file(data, what="data file")
+    result = export_lm_eval(data, out, split=split)
+    if as_json:
+        print_json(result)
+        return
+    click.echo(f"wrote {len(result['tasks'])} lm-eval task"
+               f"{'s' if len(result['tasks']) != 1 else ''} to {out}"
+               + (f" (group {result['group']})" if result["group"] else ""))
+    click.echo(f"run: lm_eval --model hf --model_args {result['model_args']} "
+               f"--include_path {out} --tasks {result['group'] or result['tasks'][0]}")

@@ -169,3 +169,48 @@ def results_import(source: Path, store: Path | None) -> None:
     with Store(source, readonly=True) as src, Store(store) as st:
         runs, preds = st.import_from(src)
     click.echo(f"copied {runs} runs and {preds} cached predictions from {source} into {st.path}")
+
+
+@results.command("import-lm-eval", context_settings=CONTEXT, epilog=(
+    "Example: refbench results import-lm-eval out/hf/samples_refbench_wsc273_*.jsonl --data "
+    "wsc273.jsonl --out runs/lm-eval-wsc273 --json  (lm_eval ... --log_samples --output_path "
+    "out wrote the samples)"))
+@click.argument("samples", type=PATH, nargs=-1, required=True)
+@click.option("--data", type=PATH, required=True,
+              help="The data file the lm-eval task was exported from.")
+@click.option("--out", type=OUT_DIR, required=True, help="Run folder to write.")
+@click.option("--model", "model", default=None,
+              help="lm-eval's model (default: from the results_*.json beside the samples).")
+@click.option("--model-args", "model_args", default=None,
+              help="lm-eval's model_args (default: from the results_*.json).")
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+@click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as JSON.")
+@transactional
+def results_import_lm_eval(samples: tuple[Path, ...], data: Path, out: Path,
+                           model: str | None, model_args: str | None, store: Path | None,
+                           no_store: bool, as_json: bool) -> None:
+    """Make a refbench run from lm-eval's per-sample log (--log_samples): predictions with
+    per-candidate log-likelihoods, metrics, and a store row naming lm-eval's model, model_args
+    and version, so reports, slices, intervals and comparisons apply to lm-eval runs."""
+    from refbench.core.inputs import check_input_file
+    from refbench.runs.lm_eval_import import import_lm_eval
+    from refbench.runs.store import Store
+
+    for p in (*samples, data):
+        check_input_file(p)
+    st = None if no_store else Store(store)
+    try:
+        metrics = import_lm_eval(samples, data, out, store=st, model=model,
+                                 model_args=model_args)
+    finally:
+        if st is not None:
+            st.close()
+    if as_json:
+        print_json(metrics)
+        return
+    lm = metrics["lm_eval"]
+    acc = "-" if metrics.get("accuracy") is None else f"{metrics['accuracy']:.4f}"
+    click.echo(f"imported lm-eval {lm['model']} on {data}: {metrics['n']} instances, accuracy "
+               f"{acc}" + (f", run {metrics['run_id']}" if "run_id" in metrics else "")
+               + f" ({out})")

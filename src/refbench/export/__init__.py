@@ -1,1 +1,2 @@
-"""Exports of suites and data sets to other tools' layouts (Hugging Face datasets, ...)."""
+"""Exports of refbench's data to other tools' layouts (``refbench export``): task folders that
+lm-evaluation-harness loads, Hugging Face datasets folders; each module is one target."""

@@ -43,6 +43,9 @@ class ChoiceModel(ABC):
     name: str = "model"
     batch_size: int = 64
     OPTIONS: ClassVar[tuple[Option, ...]] = ()  # the --model-arg keys this model accepts
+    # Whether the model scores the requests an lm-eval export holds, so that its predictions
+    # carry lm-eval's per-document hashes (doc_hash, prompt_hash, target_hash).
+    LM_EVAL_HASHES: ClassVar[bool] = False
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         self.argument = argument

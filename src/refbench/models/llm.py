@@ -15,6 +15,11 @@ every real token's logits as they are (a causal model never looks ahead and posi
 from the left), so batched and one-at-a-time scores agree up to float rounding (about 1e-6;
 tested within 1e-4). Options: ``batch_size`` (sequences per forward pass; 1 scores one at a
 time), ``device`` (auto, cpu, cuda), ``max_length``.
+
+Context and continuation are split into tokens as lm-evaluation-harness splits them (see
+:func:`refbench.models.llm_server.split_pair`), so a task exported with ``refbench export
+lm-eval`` gets the same scores from ``lm_eval --model hf``. With ``base_url=http://HOST:PORT/v1``
+the same requests are scored by an inference server instead (:mod:`refbench.models.llm_server`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from refbench.core.errors import RefbenchError
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
+from refbench.models.http import SERVER_OPTIONS, Endpoint
+from refbench.models.llm_server import CompletionsScorer, split_pair
 from refbench.nlp.encoder import quiet_transformers
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -67,18 +74,33 @@ class LoglikModel(ChoiceModel):
     name = "llm-loglik"
     batch_size = 32  # instances per predict call (each brings one request per candidate)
     OPTIONS = (Option("max_length", int, 512, "tokens per scored sequence", min=1),
-               Option("batch_size", int, 16, "sequences per forward pass", min=1),
-               Option("device", str, "auto", DEVICE_HELP))
+               Option("batch_size", int, 16, "sequences per forward pass (with base_url: "
+                      "prompts per request, default 1)", min=1),
+               Option("device", str, "auto", DEVICE_HELP),
+               Option("base_url", str, None, "a completions endpoint, e.g. "
+                      "http://127.0.0.1:8000/v1 (scores through the server)"),
+               Option("model", str, "default", "the server's model name (with base_url)"),
+               Option("tokenizer", str, "auto", "with base_url: auto (the server's /tokenize, "
+                      "else text prompts), server, text, smollm2, or a local tokenizer folder"),
+               *SERVER_OPTIONS)
+    # The scoring rule's version: part of the fingerprint, so cached scores from an older
+    # rule are never mixed with new ones.
+    SPLIT = "lm-eval"
+    LM_EVAL_HASHES = True
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
+        self.max_length = int(self.option("max_length"))
+        self.server: CompletionsScorer | None = None
+        if self.option("base_url"):
+            self._init_server(argument)
+            return
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         torch.manual_seed(0)
 
         quiet_transformers()
-        self.max_length = int(self.option("max_length"))
         self.forward_batch = int(self.option("batch_size"))
         self.device = resolve_device(str(self.option("device")))
         if argument:
@@ -105,26 +127,46 @@ class LoglikModel(ChoiceModel):
 
         self._keeps_logits = "logits_to_keep" in inspect.signature(self.model.forward).parameters
 
+    def _init_server(self, argument: str | None) -> None:
+        endpoint = Endpoint(self.option("base_url"),
+                            {o.name: self.option(o.name) for o in SERVER_OPTIONS},
+                            default_cache="loglik-cache.sqlite")
+        prompts = int(self.option("batch_size")) if "batch_size" in self.options else 1
+        self.server = CompletionsScorer(endpoint, argument or str(self.option("model")),
+                                        tokenizer=str(self.option("tokenizer")),
+                                        prompts=prompts, max_length=self.max_length)
+
     def config(self) -> dict[str, Any]:
+        if self.server is not None:
+            return {"name": self.name, "base_url": self.server.endpoint.base_url,
+                    "model": self.server.model, "tokenizer": self.server.tokenizer_kind,
+                    "max_length": self.max_length, "split": self.SPLIT}
         # The batch size and device change scores in the last float digits, so they key the
         # prediction cache too: a cached run is byte-identical to a fresh one.
         return {"name": self.name, "weights": self._weights, "max_length": self.max_length,
-                "batch_size": self.forward_batch, "device": self.device.type}
+                "batch_size": self.forward_batch, "device": self.device.type,
+                "split": self.SPLIT}
 
     def encode(self, context: str, cont: str) -> tuple[list[int], int]:
         """Token ids of context + continuation (the last ``max_length``), and the index of the
-        first continuation token (the first token past the shared prefix with the context)."""
-        ctx_ids = self.tokenizer(context, add_special_tokens=False)["input_ids"]
-        full = self.tokenizer(context + cont, add_special_tokens=False)["input_ids"]
-        n_ctx = 0
-        while n_ctx < min(len(ctx_ids), len(full)) and ctx_ids[n_ctx] == full[n_ctx]:
-            n_ctx += 1
-        n_ctx = max(1, n_ctx)
+        first continuation token, split as lm-evaluation-harness splits them (an empty context
+        becomes the tokenizer's BOS, else EOS, token)."""
+        def tokenize(text: str) -> list[int]:
+            return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+        ctx_ids, cont_ids = split_pair(tokenize, context, cont)
+        if not ctx_ids:
+            prefix = self.tokenizer.bos_token_id
+            prefix = self.tokenizer.eos_token_id if prefix is None else prefix
+            ctx_ids = [int(prefix)] if prefix is not None else []
+        full = ctx_ids + cont_ids
         ids = full[-self.max_length:]
-        return ids, max(1, n_ctx - (len(full) - len(ids)))
+        return ids, max(1, len(ctx_ids) - (len(full) - len(ids)))
 
     def loglik(self, requests: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """Summed log-probability of each continuation given its context, and its length."""
+        if self.server is not None:
+            return self.server.loglik(requests)
         import torch
 
         encoded = [self.encode(context, cont) for context, cont in requests]

@@ -207,7 +207,8 @@ def run_model(
                       system=system, fingerprint=model.fingerprint(),
                       model_config=model.config(), n_cached=n_cached,
                       uncached_batches=state.uncached_batches,
-                      store=None if shard_info else store, shard=shard_info)
+                      store=None if shard_info else store, shard=shard_info,
+                      lm_eval_hashes=model.LM_EVAL_HASHES)
 
 
 def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[ChoiceInstance],
@@ -215,23 +216,21 @@ def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[
                reader_options: dict[str, Any] | None, skipped: InvalidInstances | None,
                on_invalid: InvalidInstances | None, system: str | None, fingerprint: str,
                model_config: dict[str, Any], n_cached: int, uncached_batches: int,
-               store: Store | None, shard: dict[str, Any] | None = None) -> dict[str, Any]:
+               store: Store | None, shard: dict[str, Any] | None = None,
+               lm_eval_hashes: bool = False) -> dict[str, Any]:
     """Write a run's predictions and metrics (and its store row) from its outputs: shared by a
     run in one process and by merging the shards of one (so both give the same files). A
     shard gets only the choice metrics of its instances: the task's own scorer needs them
-    all."""
+    all. ``lm_eval_hashes``: each prediction carries lm-eval's doc/prompt/target hashes."""
+    hashes = None
+    if lm_eval_hashes:
+        from refbench.export.lm_eval import instance_hashes
+
+        hashes = instance_hashes(instances)
+    metrics = write_predictions(out, task, data, instances, outputs, hashes=hashes,
+                                full=limit is None and shard is None,
+                                skip_invalid=skipped is not None)
     pred_path = out / "predictions.jsonl"
-    with atomic_write(pred_path) as fh:
-        for inst, o in zip(instances, outputs, strict=True):
-            fh.write(json.dumps({"id": inst.id, **o.to_json()}, ensure_ascii=False) + "\n")
-    metrics = choice_metrics(task, instances, outputs)
-    if limit is None and shard is None:
-        extra = task_metrics(task, data, pred_path, instances, outputs,
-                             skip_invalid=skipped is not None)
-        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
-        metrics.update(extra)
-        if ci:
-            metrics["ci95"] = ci
     if skipped is not None and on_invalid is not None:
         metrics.update(skipped.report())
         on_invalid.skipped.extend(skipped.skipped)
@@ -245,6 +244,37 @@ def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[
         metrics["shard"] = shard
     metrics["provenance"] = provenance({"data": [str(data)]})
     metrics["provenance"]["model_config"] = model_config
+    return save_run(metrics, out, store)
+
+
+def write_predictions(out: Path, task: str, data: Path, instances: Sequence[ChoiceInstance],
+                      outputs: Sequence[ModelOutput], *, hashes: Sequence[dict[str, str]] | None
+                      = None, full: bool = True, skip_invalid: bool = False) -> dict[str, Any]:
+    """Write ``out/predictions.jsonl`` (one line per instance, with lm-eval's hashes when
+    given) and return the metrics of the outputs (task metrics too unless ``full`` is False).
+    Every run folder, refbench's own or an imported one, is made by this function."""
+    pred_path = out / "predictions.jsonl"
+    with atomic_write(pred_path) as fh:
+        for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
+            line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    metrics = choice_metrics(task, instances, outputs)
+    if full:
+        extra = task_metrics(task, data, pred_path, instances, list(outputs),
+                             skip_invalid=skip_invalid)
+        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
+        metrics.update(extra)
+        if ci:
+            metrics["ci95"] = ci
+    if hashes:
+        from refbench.export.lm_eval import task_hash
+
+        metrics["lm_eval_task_hash"] = task_hash(hashes)
+    return metrics
+
+
+def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
+    """Write ``out/metrics.json`` and record the run in the store."""
     write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
                                                        default=str) + "\n")
     if store is not None:

@@ -183,7 +183,7 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
         model_config=first.get("provenance", {}).get("model_config", {}),
         n_cached=sum(int(m.get("n_cached", 0)) for _, m in ordered),
         uncached_batches=sum(int(m.get("uncached_batches", 0)) for _, m in ordered),
-        store=store)
+        store=store, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered))
 
 
 def _sha(path: Path) -> str:

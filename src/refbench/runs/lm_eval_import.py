@@ -1,0 +1,168 @@
+"""``refbench results import-lm-eval``: an lm-evaluation-harness run (its ``--log_samples``
+output) becomes a refbench run folder and store row, made by the same functions as
+``refbench run`` makes them, so every refbench analysis (slices, bootstrap intervals, McNemar
+comparisons in ``refbench serve``, paper tables) applies to lm-eval runs.
+
+Each sample's ``filtered_resps`` holds one ``[log-likelihood, is_greedy]`` pair per choice; they
+become the instance's per-candidate scores, and the answer is their argmax (lowest index on
+ties, as lm-eval's ``numpy.argmax``). Samples are matched to the data file's instances by the
+``id`` that ``refbench export lm-eval`` stores in every document (else by ``doc_id``, the
+position in the file); a document whose ``doc_hash`` differs from the one refbench computes for
+that instance was exported from other data or another refbench, and is an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError
+from refbench.core.provenance import provenance
+from refbench.core.types import ChoiceInstance
+from refbench.models.base import ModelOutput, argmax
+from refbench.models.llm import scoring_requests
+from refbench.runs.runner import now, save_run, write_predictions
+from refbench.runs.store import Store
+from refbench.tasks.choices import infer_split, infer_task, read_choices
+
+
+def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]]:
+    """Every sample line of lm-eval's ``samples_*.jsonl`` files, with where it came from."""
+    rows = []
+    for path in paths:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RefbenchError(f"cannot read lm-eval samples ({exc})", path=path) from None
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise RefbenchError("not an lm-eval sample (invalid JSON)", path=path,
+                                    line=n) from None
+            if not isinstance(row, dict) or "doc_id" not in row or not isinstance(
+                    row.get("filtered_resps"), list):
+                raise RefbenchError("not an lm-eval sample (expected doc_id and filtered_resps;"
+                                    " run lm_eval with --log_samples)", path=path, line=n)
+            rows.append((row, path, n))
+    if not rows:
+        raise RefbenchError("no lm-eval samples", path=paths[0])
+    return rows
+
+
+def _scores(row: dict[str, Any], path: Path, line: int, n_candidates: int) -> tuple[float, ...]:
+    scores = []
+    for resp in row["filtered_resps"]:
+        value = resp[0] if isinstance(resp, list | tuple) and resp else resp
+        try:
+            scores.append(float(value))
+        except (TypeError, ValueError):
+            raise RefbenchError("filtered_resps holds no log-likelihood (not a "
+                                "multiple_choice task?)", path=path, line=line) from None
+    if len(scores) != n_candidates:
+        raise RefbenchError(f"{len(scores)} scored choices for an instance with {n_candidates} "
+                            "candidates", path=path, line=line)
+    return tuple(scores)
+
+
+def run_info(samples: Sequence[Path]) -> dict[str, Any]:
+    """lm-eval's model, model_args and version, from the ``results_*.json`` it wrote beside
+    the samples (the one with the same timestamp, else the only one there)."""
+    folder = samples[0].parent
+    stamp = re.search(r"_(\d{4}-\d\d-\d\dT[\d\-.]+)\.jsonl$", samples[0].name)
+    found = sorted(folder.glob("results_*.json"))
+    if stamp:
+        found = [p for p in found if stamp.group(1) in p.name] or found
+    if len(found) != 1:
+        return {}
+    try:
+        results = json.loads(found[0].read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    config = results.get("config") or {}
+    return {"model": config.get("model"), "model_args": config.get("model_args"),
+            "version": results.get("lm_eval_version"), "results": str(found[0]),
+            "task_hashes": results.get("task_hashes") or {}}
+
+
+def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], Path, int]],
+          data: Path) -> list[tuple[dict[str, Any], Path, int]]:
+    """The sample of each instance, in the data file's order."""
+    from refbench.export.lm_eval import doc_hashes, lm_eval_doc
+
+    by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
+    for row, path, line in rows:
+        doc: dict[str, Any] = row["doc"] if isinstance(row.get("doc"), dict) else {}
+        key = str(doc["id"]) if "id" in doc else f"#{row['doc_id']}"
+        if key in by_id:
+            raise RefbenchError(f"two samples for the same document ({key})", path=path,
+                                line=line)
+        by_id[key] = (row, path, line)
+    out = []
+    for k, inst in enumerate(instances):
+        hit = by_id.get(inst.id) or by_id.get(f"#{k}")
+        if hit is None:
+            raise RefbenchError(f"no lm-eval sample for this instance of {data}",
+                                path=rows[0][1], item=inst.id)
+        row, path, line = hit
+        if "doc_hash" in row and isinstance(row.get("doc"), dict) and "id" in row["doc"]:
+            mine = doc_hashes(lm_eval_doc(inst)[0])["doc_hash"]
+            if row["doc_hash"] != mine:
+                raise RefbenchError(f"this sample's document differs from instance {inst.id} "
+                                    f"of {data} (doc_hash); export the data again",
+                                    path=path, line=line)
+        out.append(hit)
+    if len(by_id) != len(instances):
+        raise RefbenchError(f"{len(by_id)} samples for {len(instances)} instances of {data}",
+                            path=rows[0][1])
+    return out
+
+
+def import_lm_eval(samples: Sequence[str | Path], data: str | Path, out: str | Path, *,
+                   store: Store | None = None, model: str | None = None,
+                   model_args: str | None = None) -> dict[str, Any]:
+    """Make a refbench run folder (and store row) from lm-eval's per-sample logs of ``data``."""
+    paths, data, out = [Path(p) for p in samples], Path(data), Path(out)
+    task = infer_task(data)
+    instances = list(read_choices(data, task=task))
+    matched = match(instances, read_samples(paths), data)
+    outputs, hashes, lm_acc = [], [], []
+    for inst, (row, path, line) in zip(instances, matched, strict=True):
+        scores = _scores(row, path, line, len(inst.candidates))
+        lengths = [max(1, len(cont)) for _, cont in scoring_requests(inst)]
+        norm = [s / n for s, n in zip(scores, lengths, strict=True)]
+        outputs.append(ModelOutput(argmax(scores), scores,
+                                   extra={"answer_norm": argmax(norm), "scores_norm": norm}))
+        hashes.append({k: str(row.get(k, "")) for k in ("doc_hash", "prompt_hash",
+                                                          "target_hash")})
+        if isinstance(row.get("acc"), int | float):
+            lm_acc.append(float(row["acc"]))
+    info = run_info(paths)
+    name = model or info.get("model") or "unknown"
+    args = model_args if model_args is not None else info.get("model_args")
+    spec = f"lm-eval:{name}"
+    lm_eval = {"model": name, "model_args": args, "version": info.get("version"),
+               "samples": [str(p) for p in paths], "results": info.get("results"),
+               "accuracy": sum(lm_acc) / len(lm_acc) if len(lm_acc) == len(instances)
+               else None}
+    metrics = write_predictions(out, task, data, instances, outputs,
+                                hashes=hashes if all(h["doc_hash"] for h in hashes) else None)
+    if info.get("task_hashes"):
+        lm_eval["task_hashes"] = info["task_hashes"]
+    fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
+                                            default=str).encode()).hexdigest()[:24]
+    metrics.update({"model": spec, "system": f"lm-eval {name}", "model_fingerprint": fingerprint,
+                    "data": str(data), "split": infer_split(data), "limit": None,
+                    "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
+                    "created": now(), "out_dir": str(out),
+                    "predictions": str(out / "predictions.jsonl"), "lm_eval": lm_eval})
+    metrics["provenance"] = provenance({"data": [str(data)], "samples": [str(p) for p in paths]})
+    metrics["provenance"]["model_config"] = {"name": "lm-eval", "model": name,
+                                             "model_args": args, "version": lm_eval["version"]}
+    return save_run(metrics, out, store)
