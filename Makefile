@@ -1,6 +1,6 @@
 # Quick start: `make run` (set up, generate the default KITMUS suite, print its summary, run
 #              the knowledge-match resolver on every test split and print its results table)
-#              `make test` (set up, lint, type-check, run the tests)
+#              `make test` (set up, lint, type-check, build the docs, run the tests)
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
