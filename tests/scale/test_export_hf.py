@@ -104,5 +104,5 @@ def test_bad_inputs_are_one_line_errors(tmp_path: Path) -> None:
                 str(FIX / "winograd" / "wsc-tiny.jsonl"), "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "one task at a time" in r.stderr and not (tmp_path / "x").exists()
     r = run_cli("export", "hf", str(tmp_path), "--out", str(tmp_path / "y"))
-    assert r.returncode == 2 and "no native JSONL subtask files" in r.stderr
+    assert r.returncode == 2 and "no task exports this folder" in r.stderr
     assert r.stderr.count("\n") == 1

@@ -21,7 +21,8 @@ def export() -> None:
 @export.command("hf", context_settings=CONTEXT, epilog=(
     "Examples: refbench export hf kitmus-suite --out hf/kitmus  |  refbench export hf "
     "../shared/data/knowref/knowref_test.json --out hf/knowref  |  refbench export hf "
-    "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap. "
+    "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap  |  "
+    "refbench export hf ../shared/data/winobias --out hf/winobias. "
     "Then: datasets.load_dataset('hf/kitmus', 'background-pretrain_4ents', split='test')"))
 @click.argument("inputs", type=PATH, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the dataset (and its card).")
@@ -32,7 +33,8 @@ def export() -> None:
 @transactional
 def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
                   input_type: str | None, as_json: bool) -> None:
-    """Write a KITMUS suite folder (one config per subtask, <variant>_<n>ents) or data files
+    """Write a release folder a task takes whole (a KITMUS suite: one config per subtask,
+    <variant>_<n>ents; Winogender; WinoBias: one config per type and stereotype) or data files
     of one task (one split each) in the layout Hugging Face datasets loads from a folder or a
     Hub repo without a loading script: JSONL data files and a README.md dataset card (YAML
     header with configs, licence, categories and dataset_info; the datasheet as its body).

@@ -5,14 +5,17 @@ The folder holds JSONL data files and a ``README.md`` dataset card. The card's Y
 declares the configurations (``configs``: ``data_files`` per split, one ``default: true``), the
 licence, the task and size categories and ``dataset_info`` (features and split sizes, inferred
 by ``datasets`` from the rows themselves, so the header always matches the files); its body is
-the datasheet. Rows are:
+the datasheet. Nothing here names a task: the card's facts are the task's class attributes
+(:func:`refbench.export.cards.card_for`), and the rows are
 
-- a KITMUS suite: one config per subtask, ``<variant>_<n>ents``, whose rows are the suite's
-  native JSONL lines, byte for byte (the fields ``refbench run`` and ``refbench serve`` read);
-- a file of any choice task (KnowRef, AltEntities, GAP, Winograd-style, ...): the instances as
-  refbench reads them (the corrected gold, candidates with their character spans; the
-  task-specific ``metadata`` as a JSON string so every row has one schema);
-- TNE: the documents, with the release's field names.
+- for a data file: the task's own rows (:meth:`Task.hf_rows`: TNE's documents in the release's
+  field names), else its choice instances as refbench reads them (the corrected gold,
+  candidates with their character spans; the task-specific ``metadata`` as a JSON string so
+  every row has one schema);
+- for a folder taken whole (:meth:`Task.hf_folder`: a KITMUS suite, one config per subtask
+  whose rows are the native JSONL lines byte for byte; the Winogender release; WinoBias, one
+  config per type and stereotype): the configs and splits the task names, each file's rows as
+  above.
 
 Several files of one task are the splits of one config (``dev.tsv``, ``test.tsv``, ...).
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,9 @@ from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import binary_lines, format_name
 from refbench.core.io import atomic_write, sha256_file, write_text_atomic
 from refbench.core.types import ChoiceInstance
-from refbench.export.cards import KITMUS_LICENCES, Card, card_for, size_category
+from refbench.export.cards import Card, card_for, size_category
+from refbench.tasks.base import Task
+from refbench.tasks.hf_parts import HfFolder
 
 SPLIT_ORDER = ("train", "validation", "dev", "test", "ood")
 Rows = list[dict[str, Any]]
@@ -47,58 +52,34 @@ def choice_row(inst: ChoiceInstance) -> dict[str, Any]:
                                    default=str)}
 
 
-def tne_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """TNE documents as rows, in the release's field names (v1.0 and v1.1 alike)."""
-    from refbench.tasks.tne.read import read_tne
-
-    for doc in read_tne(path):
-        rels = None if doc.relations is None else [
-            {"anchor": a, "complement": c, "prepositions": sorted(p)}
-            for (a, c), p in sorted(doc.relations.items())]
-        yield {"id": doc.id, "text": doc.text, "tokens": list(doc.tokens),
-               "nps": [{"id": n.id, "text": n.text, "first_char": n.first_char,
-                        "last_char": n.last_char, "first_token": n.first_token,
-                        "last_token": n.last_token} for n in doc.nps],
-               "np_relations": rels,
-               "coref": [{"id": i, "members": list(m), "np_type": t}
-                         for i, m, t in doc.clusters],
-               "metadata": json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True,
-                                      default=str)}
-
-
-# Tasks whose files are documents rather than choice instances: their row readers, and a
-# key of the first JSON record that tells such a file apart.
-DOCUMENT_TASKS = {"tne": (tne_rows, "nps")}
-
-
-def _file_task(path: Path, task: str | None) -> str:
+def file_task(path: Path, task: str | None) -> str:
+    """The task of a data file: ``task`` when given, else the one whose sniffer claims it
+    (document tasks included)."""
     if task:
         return task
-    first = next(iter(binary_lines(path)), b"")
-    try:
-        obj = json.loads(first) if format_name(path).endswith(".jsonl") else None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        obj = None
-    for name, (_, key) in DOCUMENT_TASKS.items():
-        if isinstance(obj, dict) and key in obj:
-            return name
     from refbench.tasks.choices import infer_task
 
-    return infer_task(path)
+    return infer_task(path, kinds=None)
 
 
 def file_rows(path: Path, task: str, reader_options: dict[str, Any] | None) -> Rows:
-    if task in DOCUMENT_TASKS:
-        return list(DOCUMENT_TASKS[task][0](path))
+    """The rows of one data file: the task's own (:meth:`Task.hf_rows`), else its choice
+    instances."""
+    from refbench.tasks.base import get_task
+
+    own = get_task(task).hf_rows(path)
+    if own is not None:
+        return list(own)
     from refbench.tasks.choices import read_choices
 
     return [choice_row(i) for i in read_choices(path, task=task, options=reader_options)]
 
 
-def split_name(path: Path) -> str:
-    from refbench.tasks.choices import infer_split
+def split_name(path: Path, task: str) -> str:
+    """The split a file becomes: the task's reading of it, else the file's name."""
+    from refbench.tasks.base import get_task
 
-    split = infer_split(path)
+    split = get_task(task).infer_split(path)
     if split:
         return split
     return format_name(path).split(".")[0].replace("-", "_")
@@ -126,51 +107,76 @@ class _Config:
         self.rows: Rows = []
 
 
-def export_suite(suite: Path, out: Path) -> tuple[list[_Config], dict[str, Any]]:
-    """One config per subtask; data files are the native JSONL lines."""
-    from refbench.tasks.kitmus.instance import SUBTASK_DIR
+def _write_rows(out: Path, rel: str, rows: Rows) -> None:
+    with atomic_write(out / rel) as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
-    configs = []
-    for sub in sorted(p for p in suite.rglob("subtask_*_ents") if p.is_dir()):
-        m = SUBTASK_DIR.match(sub.name)
-        if not m:
-            continue
-        cfg = _Config(f"{sub.parent.name}_{int(m.group(1))}ents")
-        for split in SPLIT_ORDER:
-            src = next((p for p in (sub / f"{split}.jsonl", sub / f"{split}.jsonl.gz")
-                        if p.is_file()), None)
-            if src is None:
-                continue
-            rel = f"data/{cfg.name}/{split}.jsonl"
-            n = 0
-            with atomic_write(out / rel) as fh:
-                for raw in binary_lines(src):
-                    line = raw.decode("utf-8").strip()
-                    if line:
-                        fh.write(line + "\n")
-                        cfg.rows.append(json.loads(line))
-                        n += 1
-            cfg.files[split], cfg.counts[split] = rel, n
-        if cfg.files:
-            configs.append(cfg)
-    if not configs:
-        raise RefbenchError("no native JSONL subtask files (expected <variant>/subtask_<n>_"
-                            "ents/<split>.jsonl, as refbench kitmus generate writes)", path=suite)
-    stats_path = suite / "stats.json"
-    stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
-    return configs, stats
+
+def _copy_native(src: Path, out: Path, rel: str) -> Rows:
+    """The file's JSON lines, copied byte for byte (blank lines dropped), and their rows."""
+    rows: Rows = []
+    with atomic_write(out / rel) as fh:
+        for raw in binary_lines(src):
+            line = raw.decode("utf-8").strip()
+            if line:
+                fh.write(line + "\n")
+                rows.append(json.loads(line))
+    return rows
+
+
+def folder_task(path: Path, task: str | None) -> tuple[str, HfFolder]:
+    """The task that takes the folder whole (:meth:`Task.hf_folder`), and its parts."""
+    from refbench.tasks.base import all_tasks, get_task
+
+    tasks = [get_task(task)] if task else all_tasks()
+    for t in tasks:
+        folder = t.hf_folder(path)
+        if folder is not None:
+            return t.name, folder
+    takers = [t.name for t in all_tasks() if type(t).hf_folder is not Task.hf_folder]
+    raise RefbenchError("no task exports this folder; give data files, or a release folder "
+                        f"of {', '.join(takers)}", path=path)
+
+
+def export_folder(path: Path, folder: HfFolder, out: Path, task: str,
+                  reader_options: dict[str, Any] | None
+                  ) -> tuple[list[_Config], list[tuple[str, str]]]:
+    """One config per ``HfPart.config`` (in order of first appearance); the sources: an
+    exported file for native parts, an input file for the others."""
+    configs: dict[str, _Config] = {}
+    sources: dict[str, str] = {}
+    for part in folder.parts:
+        cfg = configs.setdefault(part.config, _Config(part.config))
+        if part.split in cfg.files:
+            raise UsageError(f"two files give split {part.split!r} of config {cfg.name!r} "
+                             f"({part.file.name})")
+        rel = f"data/{cfg.name}/{part.split}.jsonl"
+        if part.native:
+            rows = _copy_native(part.file, out, rel)
+            sources[f"{cfg.name}/{part.split}.jsonl"] = sha256_file(out / rel)
+        else:
+            rows = file_rows(part.file, task, reader_options)
+            if not rows:
+                raise RefbenchError("holds no instances", path=part.file)
+            _write_rows(out, rel, rows)
+            name = part.file.relative_to(path) if part.file.is_relative_to(path) else part.file
+            sources[str(name)] = sha256_file(part.file)
+        cfg.files[part.split], cfg.counts[part.split] = rel, len(rows)
+        cfg.rows += rows
+    return list(configs.values()), list(sources.items())
 
 
 def export_files(paths: Sequence[Path], out: Path, task: str | None,
                  reader_options: dict[str, Any] | None) -> tuple[list[_Config], str]:
-    tasks = {p: _file_task(p, task) for p in paths}
+    tasks = {p: file_task(p, task) for p in paths}
     if len(set(tasks.values())) > 1:
         raise UsageError("export the files of one task at a time: "
                          + ", ".join(f"{p.name} is {t}" for p, t in tasks.items()))
     the_task = next(iter(tasks.values()))
     cfg = _Config("default")
     for p in paths:
-        split = split_name(p)
+        split = split_name(p, the_task)
         if split in cfg.files:
             raise UsageError(f"two files give split {split!r} ({p.name}); export them "
                              "separately")
@@ -178,9 +184,7 @@ def export_files(paths: Sequence[Path], out: Path, task: str | None,
         if not rows:
             raise RefbenchError("holds no instances", path=p)
         rel = f"data/{split}.jsonl"
-        with atomic_write(out / rel) as fh:
-            for r in rows:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        _write_rows(out, rel, rows)
         cfg.files[split], cfg.counts[split] = rel, len(rows)
         cfg.rows += rows
     return [cfg], the_task
@@ -196,7 +200,7 @@ def card_header(configs: list[_Config], card: Card, licence: str) -> dict[str, A
         "task_ids": ["coreference-resolution"],
         "annotations_creators": list(card.annotations_creators),
         "size_categories": [size_category(total)],
-        "source_datasets": ["original"],
+        "source_datasets": list(card.source_datasets),
         "configs": [{"config_name": c.name,
                      "data_files": [{"split": s, "path": c.files[s]} for s in _ordered(c.files)],
                      **({"default": True} if i == 0 else {})}
@@ -233,6 +237,8 @@ def _body(title: str, card: Card, licence: str, configs: list[_Config],
               "Exported files (sha256):", ""]
     lines += [f"- `{name}`: `{sha}`" for name, sha in sources]
     lines += ["", "## Citation", "", card.citation, ""]
+    if card.bibtex:
+        lines += ["```bibtex", card.bibtex, "```", ""]
     if datasheet:
         lines += ["## Datasheet (from the suite)", "",
                   re.sub(r"^#{1,2} ", "### ", datasheet, flags=re.M)]
@@ -245,23 +251,19 @@ def export_hf(inputs: Sequence[Path], out: Path, *, task: str | None = None,
     group: on a failure nothing is left half-written.)"""
     if not inputs:
         raise UsageError("give a KITMUS suite folder or data files")
+    from refbench.tasks.base import get_task
+
     if len(inputs) == 1 and inputs[0].is_dir():
-        suite = inputs[0]
-        configs, stats = export_suite(suite, out)
-        card = card_for("kitmus")
-        layout = stats.get("resources", {}).get("layout", "")
-        licence = KITMUS_LICENCES.get(layout, "unknown")
-        sheet = suite / "DATASHEET.md"
-        datasheet = sheet.read_text(encoding="utf-8") if sheet.is_file() else None
-        sources = [(str(Path(*Path(c.files[s]).parts[1:])), sha256_file(out / c.files[s]))
-                   for c in configs for s in _ordered(c.files)]
-        the_task = "kitmus"
+        the_task, folder = folder_task(inputs[0], task)
+        configs, sources = export_folder(inputs[0], folder, out, the_task, reader_options)
+        card = card_for(get_task(the_task))
+        licence, datasheet = folder.licence or card.license, folder.datasheet
     else:
         for p in inputs:
             if p.is_dir():
-                raise UsageError(f"{p} is a folder: give one KITMUS suite folder, or files")
+                raise UsageError(f"{p} is a folder: give one release folder, or files")
         configs, the_task = export_files(inputs, out, task, reader_options)
-        card = card_for(the_task)
+        card = card_for(get_task(the_task))
         licence, datasheet = card.license, None
         sources = [(p.name, sha256_file(p)) for p in inputs]
     header = card_header(configs, card, licence)

@@ -30,6 +30,9 @@ Hooks, grouped by the layer that calls them (``docs/task-interface.md`` has the 
   ``directory_caption``, ``has_evidence``
 - models: ``cluster_gold``
 - studies: ``study_kinds``, ``knowledge_first``
+- export (``refbench export hf``): ``pretty_name``, ``licence``, ``citation``, ``bibtex``,
+  ``source``, ``source_datasets``, ``annotations_creators``, ``card_notes``, :meth:`hf_rows`,
+  :meth:`hf_folder`
 - CLI: :meth:`cli_group`
 """
 
@@ -45,6 +48,7 @@ from refbench.core.types import ChoiceInstance
 from refbench.tasks.files import SPLIT_WORDS, TEST_ONLY, FileHead, split_from_name
 
 if TYPE_CHECKING:
+    from refbench.tasks.hf_parts import HfFolder
     from refbench.tasks.index_records import Problem, Record
 
 __all__ = ["SPLIT_WORDS", "TEST_ONLY", "FileHead", "Task", "all_tasks", "find_task", "get_task",
@@ -61,8 +65,24 @@ class Task:
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     summary: ClassVar[str] = ""
-    citation: ClassVar[str] = ""
+
+    # the dataset card (``refbench export hf``, docs): what to cite and under which licence
+    #: The card's title (default: ``title``).
+    pretty_name: ClassVar[str] = ""
+    #: The data's licence as a Hugging Face Hub identifier (``mit``, ``apache-2.0``,
+    #: ``cc-by-sa-3.0``, ``unknown``); empty: not recorded (the card says ``unknown``).
     licence: ClassVar[str] = ""
+    #: The paper, as one line of text (authors, title, venue, year).
+    citation: ClassVar[str] = ""
+    #: The paper as a BibTeX entry (the card's citation block; empty: none).
+    bibtex: ClassVar[str] = ""
+    #: Where the release comes from (a repository, a command).
+    source: ClassVar[str] = ""
+    #: The Hub's ``source_datasets`` and ``annotations_creators`` fields.
+    source_datasets: ClassVar[tuple[str, ...]] = ("original",)
+    annotations_creators: ClassVar[tuple[str, ...]] = ("found",)
+    #: What a user of an export must know (corrected gold, share-alike, field names).
+    card_notes: ClassVar[str] = ""
 
     #: "choice": files read into :class:`ChoiceInstance` (every choice model runs on them).
     #: "documents": files of whole documents scored by the task's own scorer (TNE); the runner
@@ -322,6 +342,20 @@ class Task:
         """Ids the instance's switched twin may have (KnowRef ``:switched``, WinoGrande
         ``-1``/``-2``); looked up in this dataset and other datasets of the same task."""
         return []
+
+    # -- export ----------------------------------------------------------------------------
+
+    def hf_rows(self, path: Path) -> Iterator[dict[str, Any]] | None:
+        """The rows ``refbench export hf`` writes for one data file of a task whose files are
+        not choice instances (TNE: its documents, in the release's field names), one JSON
+        schema for every row; None (the default): the file's choice instances."""
+        return None
+
+    def hf_folder(self, path: Path) -> HfFolder | None:
+        """The files of a folder ``refbench export hf`` takes whole, with the config and split
+        each becomes (:class:`refbench.tasks.hf_parts.HfFolder`); None when ``path`` is not
+        such a folder of this task. Raise :class:`RefbenchError` when it is one but unusable."""
+        return None
 
     # -- CLI -------------------------------------------------------------------------------
 

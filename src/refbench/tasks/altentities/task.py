@@ -17,9 +17,14 @@ class AltEntitiesTask(Task):
     name = "altentities"
     title = "AltEntities"
     summary = "AltEntities: indirect expressions choosing between two entities; accuracy"
-    citation = ("Hosseini et al. 2023, Resolving Indirect Referring Expressions for Entity "
-                "Selection")
-    licence = "CC BY-SA 4.0"
+    pretty_name = "AltEntities"
+    licence = "cc-by-sa-3.0"
+    citation = ("Hosseini, Radlinski, Pareti and Louis. Resolving Indirect Referring Expressions "
+                "for Entity Selection. ACL 2023.")
+    source = "google-research-datasets/AltEntities"
+    annotations_creators = ("crowdsourced",)
+    card_notes = ("A CC BY-SA 3.0 derivative: share it under the same licence. Recipes and "
+                  "songs share some entities between dev and test.")
     slice_keys = ("domain", "sampling_method", "input_type")
     headline_metrics = ("accuracy",)
     facets = (("domain", "domain"), ("sampling_method", "sampling method"),

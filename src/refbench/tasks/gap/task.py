@@ -16,8 +16,12 @@ class GapTask(Task):
     name = "gap"
     title = "GAP"
     summary = "GAP: the official gap_scorer metrics, plus singular they and neopronouns"
-    citation = "Webster et al. 2018, Mind the GAP: A Balanced Corpus of Gendered Ambiguous Pronouns"
-    licence = "Apache-2.0"
+    pretty_name = "GAP"
+    licence = "apache-2.0"
+    citation = ("Webster, Recasens, Axelrod and Baldridge. Mind the GAP: A Balanced Corpus of "
+                "Gendered Ambiguous Pronouns. TACL 2018.")
+    source = "google-research-datasets/gap-coreference"
+    annotations_creators = ("crowdsourced",)
     slice_keys = ("pronoun",)
     headline_metrics = ("accuracy", "f1", "precision", "recall", "f1_masculine", "f1_feminine",
                         "bias")

@@ -11,6 +11,7 @@ from typing import Any
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
+from refbench.tasks.hf_parts import HfFolder
 from refbench.tasks.index_records import Problem, Record
 from refbench.tasks.kitmus.instance import CONLL_SUFFIXES as _CONLL
 
@@ -23,9 +24,12 @@ class KitmusTask(Task):
     name = "kitmus"
     title = "KITMUS"
     summary = "KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices, intervals"
-    citation = ("Arodi et al. 2023, The KITMUS Test: Evaluating Knowledge Integration from "
-                "Multiple Sources")
-    licence = "MIT"
+    pretty_name = "KITMUS (refbench suite)"
+    licence = "mit"
+    citation = ("Arodi, Pömsl, Suleman, Trischler, Olteanu and Cheung. The KITMUS Test: "
+                "Evaluating Knowledge Integration from Multiple Sources. ACL 2023.")
+    source = "refbench kitmus generate"
+    annotations_creators = ("machine-generated",)
     sniff_order = 50
     slice_keys = ("pronoun", "answer_position", "n_entities", "variant")
     headline_metrics = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
@@ -166,6 +170,13 @@ class KitmusTask(Task):
         from refbench.tasks.kitmus.report import check_result
 
         check_result(data, path)
+
+    # -- export ----------------------------------------------------------------------------
+
+    def hf_folder(self, path: Path) -> HfFolder | None:
+        from refbench.tasks.kitmus.hf_folder import suite_folder
+
+        return suite_folder(path)
 
     # -- web app ---------------------------------------------------------------------------
 

@@ -18,8 +18,17 @@ class KnowRefTask(Task):
     name = "knowref"
     title = "KnowRef"
     summary = "KnowRef: knowref_test.json (bracketed pronoun) and substitution TSVs; accuracy"
-    citation = ("Emami et al. 2019, The KnowRef Coreference Corpus: Removing Gender and Number "
-                "Cues for Difficult Pronominal Anaphora Resolution")
+    pretty_name = "KnowRef"
+    licence = "cc-by-sa-3.0"
+    citation = ("Emami, Trichelair, Trischler, Suleman, Schulz and Cheung. The KnowRef Coreference "
+                "Corpus: Removing Gender and Number Cues for Difficult Pronominal Anaphora "
+                "Resolution. ACL 2019.")
+    source = "aemami1/KnowRef"
+    annotations_creators = ("crowdsourced",)
+    card_notes = ("The gold answer is the candidate named by `correct_candidate`: in 299 of the "
+                  "1,269 test instances the release's `correct_candidate_idx` disagrees with the "
+                  "names, and the names are right (`metadata.gold_source` says which field "
+                  "decided). A CC BY-SA 3.0 derivative: share it under the same licence.")
     sniff_order = 40  # before KITMUS and GAP, as the formats were first told apart
     slice_keys = ("pronoun",)
     headline_metrics = ("accuracy", "task_specific_accuracy", "consistency")

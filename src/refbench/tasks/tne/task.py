@@ -16,8 +16,14 @@ class TneTask(Task):
     name = "tne"
     title = "TNE"
     summary = "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"
-    citation = "Elazar et al. 2022, Text-based NP Enrichment"
-    licence = "CC BY-SA 4.0"
+    pretty_name = "TNE (Text-based NP Enrichment)"
+    licence = "mit"
+    citation = "Elazar, Basmov, Goldberg and Tsarfaty. Text-based NP Enrichment. TACL 2022."
+    source = "yanaiela/TNE"
+    annotations_creators = ("expert-generated",)
+    card_notes = ("Span fields are `first_char/last_char/first_token/last_token` (the release's "
+                  "README calls them `start_index/end_index/start_token/end_token`); "
+                  "`np_relations` is null for unlabelled documents.")
     kind = "documents"
     sniff_order = 10  # a JSONL of documents; asked before the choice tasks' JSONL sniffers
     headline_metrics = ("labeled_f1", "labeled_precision", "labeled_recall", "unlabeled_f1",
@@ -61,6 +67,11 @@ class TneTask(Task):
         plot_tne_confusion(result, out, title=f"TNE preposition confusion: {title} "
                            "(rows sum to 1)")
         return True
+
+    def hf_rows(self, path: Path) -> Iterator[dict[str, Any]] | None:
+        from refbench.tasks.tne.hf_rows import tne_rows
+
+        return tne_rows(path)
 
     def is_prediction_file(self, path: Path) -> bool:
         import json

@@ -14,6 +14,7 @@ from typing import Any
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
+from refbench.tasks.hf_parts import HfFolder, HfPart
 
 
 def file_figures(data: Path, instances: Sequence[ChoiceInstance],
@@ -36,9 +37,27 @@ class WinoBiasTask(Task):
     title = "WinoBias"
     summary = ("WinoBias: pro-/anti-stereotypical occupation coreference; Pro / Anti / Avg / "
                "Diff per type, MUC/B3/CEAF-e on the CoNLL files")
-    citation = ("Zhao et al. 2018, Gender Bias in Coreference Resolution: Evaluation and "
-                "Debiasing Methods (NAACL)")
-    licence = "MIT"
+    pretty_name = "WinoBias"
+    licence = "mit"
+    citation = ("Zhao, Wang, Yatskar, Ordonez and Chang. Gender Bias in Coreference Resolution: "
+                "Evaluation and Debiasing Methods. NAACL 2018.")
+    bibtex = """@inproceedings{zhao-etal-2018-gender,
+    title = "Gender Bias in Coreference Resolution: Evaluation and Debiasing Methods",
+    author = "Zhao, Jieyu and Wang, Tianlu and Yatskar, Mark and Ordonez, Vicente and Chang, Kai-Wei",
+    booktitle = "Proceedings of the 2018 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
+    month = jun,
+    year = "2018",
+    address = "New Orleans, Louisiana",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/N18-2003",
+    doi = "10.18653/v1/N18-2003",
+    pages = "15--20",
+}"""  # noqa: E501
+    source = "uclanlp/corefBias"
+    annotations_creators = ("expert-generated",)
+    card_notes = ("One config per type and stereotype (`type1_pro`, `type1_anti`, `type2_pro`, "
+                  "`type2_anti`), split dev and test as released; rows are choices between the "
+                  "sentence's two occupations, the gold one bracketed in the release.")
     slice_keys = ("stereotype", "type", "pronoun_gender")
     headline_metrics = ("accuracy", "conll_f1")
     facets = (("stereotype", "pro / anti"), ("type", "type"), ("split", "split"),
@@ -106,6 +125,19 @@ class WinoBiasTask(Task):
 
     def directory_of(self, file: Path) -> Path | None:
         return file.parent if self.is_run_directory(file.parent) else None
+
+    def hf_folder(self, path: Path) -> HfFolder | None:
+        """One config per type and stereotype (``type1_pro``, ...), the released splits."""
+        from refbench.tasks.winobias.read import SPLITS, data_files, file_kind
+
+        if not self.is_run_directory(path):
+            return None
+        splits = [s for s in SPLITS if any(path.glob(f"*_stereotyped_type[12].txt.{s}"))]
+        parts = [(file_kind(f), f) for s in splits for f in data_files(path, s)]
+        parts.sort(key=lambda kf: (kf[0].type, kf[0].stereotype != "pro",
+                                   SPLITS.index(kf[0].split)))
+        return HfFolder(tuple(HfPart(f"type{k.type}_{k.stereotype}", k.split, f)
+                              for k, f in parts))
 
     # -- evaluate and report -----------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import Any
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
+from refbench.tasks.hf_parts import HfFolder, HfPart
 
 # Flat result keys (what tables, the leaderboard and the store show), from the nested figures.
 FLAT = (("accuracy_male", ("by_gender", "male", "accuracy")),
@@ -46,8 +47,27 @@ class WinogenderTask(Task):
     title = "Winogender"
     summary = ("Winogender schemas: occupation or participant; accuracy by pronoun gender, "
                "gender-flip consistency, gotchas, occupation correlation")
-    citation = "Rudinger et al. 2018, Gender Bias in Coreference Resolution (NAACL)"
-    licence = "MIT"
+    pretty_name = "Winogender schemas"
+    licence = "mit"
+    citation = ("Rudinger, Naradowsky, Leonard and Van Durme. Gender Bias in Coreference "
+                "Resolution. NAACL 2018.")
+    bibtex = """@inproceedings{rudinger-etal-2018-gender,
+    title = "Gender Bias in Coreference Resolution",
+    author = "Rudinger, Rachel and Naradowsky, Jason and Leonard, Brian and Van Durme, Benjamin",
+    booktitle = "Proceedings of the 2018 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
+    month = jun,
+    year = "2018",
+    address = "New Orleans, Louisiana",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/N18-2002",
+    doi = "10.18653/v1/N18-2002",
+    pages = "8--14",
+}"""  # noqa: E501
+    source = "rudinger/winogender-schemas"
+    annotations_creators = ("expert-generated",)
+    card_notes = ("Rows are the 720 sentences of `all_sentences.tsv` as choices between the "
+                  "occupation and the other participant (`templates.tsv` gives the answer); "
+                  "`metadata` holds the pronoun's gender, the occupation and the template.")
     slice_keys = ("gender", "answer", "someone")
     headline_metrics = ("accuracy", "accuracy_male", "accuracy_female", "accuracy_neutral",
                         "flip_rate", "gotcha_accuracy", "pearson_r")
@@ -110,6 +130,13 @@ class WinogenderTask(Task):
         from refbench.tasks.winogender.read import SENTENCES
 
         return file.parent if file.name == SENTENCES else None
+
+    def hf_folder(self, path: Path) -> HfFolder | None:
+        from refbench.tasks.winogender.read import find_release
+
+        if not self.is_run_directory(path):
+            return None
+        return HfFolder((HfPart("default", "test", find_release(path)),))
 
     # -- evaluate and report -----------------------------------------------------------------
 

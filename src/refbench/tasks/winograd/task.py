@@ -19,8 +19,13 @@ class WinogradTask(Task):
     name = "winograd"
     title = "Winograd-style"
     summary = "Winograd-style JSONL (WSC273, WinoGrande): blank and two options; accuracy"
-    citation = ("Levesque et al. 2012, The Winograd Schema Challenge; Sakaguchi et al. 2020, "
-                "WinoGrande")
+    pretty_name = "Winograd-style schemas"
+    licence = "unknown"
+    citation = ("Levesque, Davis and Morgenstern. The Winograd Schema Challenge. KR 2012; "
+                "Sakaguchi, Le Bras, Bhagavatula and Choi. WinoGrande. AAAI 2020.")
+    source = "a Winograd Schema Challenge / WinoGrande copy"
+    annotations_creators = ("expert-generated",)
+    card_notes = "The licence depends on the copy exported: state it before publishing."
     sniff_order = 45  # before KITMUS and GAP, as the formats were first told apart
     slice_keys = ("source",)
     headline_metrics = ("accuracy", "accuracy_norm")
