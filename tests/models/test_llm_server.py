@@ -1,7 +1,8 @@
 """llm-loglik through an OpenAI-compatible completions endpoint: the arithmetic against a
 scripted local server (prompt tokens summed, the generated token never counted, batching,
-retries, the cache), the error for servers that ignore echo, and a real llama.cpp server
-(llama-cpp-python, which `make setup` builds) against the in-process model."""
+retries, the cache), the errors for servers that ignore echo or echo log-probabilities shifted
+by one token (the alignment probe), and a real llama.cpp server (llama-cpp-python, which
+`make setup` builds), refused as shifted."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from refbench.models.base import build_model
 from refbench.models.llm_server import PROBE as PROBE_PAIR
 from refbench.tasks.choices import read_choices
 from tests.models.conftest import DATA
-
 
 PROBE = "".join(PROBE_PAIR)
 COUNT = ", ".join(map(str, range(1, 100)))
