@@ -239,3 +239,17 @@ def test_real_llama_cpp_server_is_refused_as_misaligned(llama_server: str,
     mean = float(message.split("tail tokens average ")[1].split(" ")[0])
     assert mean < -8, message  # measured: -12.07
     assert "have the NEXT prompt token as their top-1 entry" in message
+
+
+def test_top1_entries_name_the_shift() -> None:
+    """Positions 8-10 of llama-cpp-python's echo of the probe (its response, abridged): each
+    top-1 entry is the token after the position's own; aligned, it would be the own token."""
+    from refbench.models.llm_server import top1_matches
+
+    shifted = {"tokens": [*"1, 2, 3, 4, "], "top_logprobs": [None] * 8 + [
+        {"4": -0.12, " ": -13.38}, {",": -0.11, "4": -8.17}, {" ": -0.08, ",": -14.23}, None]}
+    assert top1_matches(shifted, [8, 9, 10]) == (0, 2)  # position 11 is not in the tail
+    aligned = {**shifted, "top_logprobs": [None] * 8 + [
+        {" ": -0.08}, {"4": -0.12}, {",": -0.11}, None]}
+    assert top1_matches(aligned, [8, 9, 10]) == (3, 0)
+    assert top1_matches({"tokens": ["a"]}, [0]) == (0, 0)  # no top_logprobs: no evidence
