@@ -1,7 +1,8 @@
 """llm-loglik through an OpenAI-compatible completions endpoint: the arithmetic against a
 scripted local server (prompt tokens summed, the generated token never counted, batching,
-retries, the cache), the error for servers that ignore echo, and a real llama.cpp server
-(llama-cpp-python, which `make setup` builds) against the in-process model."""
+retries, the cache), the errors for servers that ignore echo or echo log-probabilities shifted
+by one token (the alignment probe), and a real llama.cpp server (llama-cpp-python, which
+`make setup` builds), refused as shifted."""
 
 from __future__ import annotations
 
@@ -17,17 +18,25 @@ import pytest
 
 from refbench.core.errors import RefbenchError
 from refbench.models.base import build_model
+from refbench.models.llm_server import PROBE as PROBE_PAIR
 from refbench.tasks.choices import read_choices
 from tests.models.conftest import DATA
+
+PROBE = "".join(PROBE_PAIR)
+COUNT = ", ".join(map(str, range(1, 100)))
 
 
 class Scripted:
     """A completions server whose log-probability of the token at position i is -(i+1)/100
-    and of the generated token -100; tokens are characters. ``echo`` can be ignored, and
-    the first N completions can fail with HTTP 503."""
+    and of the generated token -100; tokens are characters. It knows how to count: after a
+    prefix of "1, 2, 3, ..." any character but the count's next one gets -9, and its top-1
+    entry is the count's next character. ``echo`` can be ignored, ``shifted`` scores each
+    token by its own position's distribution (as llama-cpp-python 0.3.36 does), and the
+    first N completions can fail with HTTP 503."""
 
     def __init__(self) -> None:
         self.honour_echo = True
+        self.shifted = False
         self.tokenize = True
         self.token_ids = True
         self.fail_first = 0
@@ -40,10 +49,17 @@ class Scripted:
         if not self.honour_echo:
             return {"index": index, "text": "x", "logprobs": {
                 "tokens": ["x"], "token_logprobs": [-100.0], "text_offset": [len(text)]}}
-        values = [None] + [-(i + 1) / 100 for i in range(1, len(ids))] + [-100.0]
+        values: list[float | None] = [None]
+        tops: list[dict[str, float] | None] = [None]
+        for i in range(1, len(ids)):
+            prefix = text[:i + 1] if self.shifted else text[:i]
+            counting = COUNT.startswith(prefix) and len(prefix) < len(COUNT)
+            wrong = counting and COUNT[len(prefix)] != text[i]
+            values.append(-9.0 if wrong else -(i + 1) / 100)
+            tops.append({COUNT[len(prefix)]: -0.01} if counting else None)
         return {"index": index, "text": text + "x", "logprobs": {
-            "tokens": [*map(chr, ids), "x"], "token_logprobs": values,
-            "text_offset": [*range(len(ids)), len(ids)]}}
+            "tokens": [*map(chr, ids), "x"], "token_logprobs": [*values, -100.0],
+            "top_logprobs": [*tops, None], "text_offset": [*range(len(ids)), len(ids)]}}
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if path == "/tokenize" and self.tokenize:
@@ -112,6 +128,9 @@ def test_sums_prompt_tokens_of_the_continuation(scripted: tuple[str, Scripted],
     body = script.completions[-1]
     assert body["echo"] is True and body["max_tokens"] == 1 and body["logprobs"] == 1
     assert body["temperature"] == 0 and isinstance(body["prompt"][0], list)
+    # the alignment probe went first (once), as token ids
+    probes = [b for b in script.completions if b["prompt"] == [ord(c) for c in PROBE]]
+    assert len(probes) == 2 and script.completions.index(probes[0]) == 1  # one retried 503
     n = len(script.completions)
     model.loglik(requests)  # type: ignore[attr-defined]
     assert len(script.completions) == n  # served from the cache
@@ -146,6 +165,36 @@ def test_a_server_that_ignores_echo_is_an_error(scripted: tuple[str, Scripted], 
     assert f"{url}/completions" in info.value.message and "echo" in info.value.message
 
 
+@pytest.mark.parametrize("tokenize", [True, False])
+def test_a_server_with_shifted_log_probabilities_is_refused(scripted: tuple[str, Scripted],
+                                                            tmp_path: Path,
+                                                            tokenize: bool) -> None:
+    url, script = scripted
+    script.shifted = True
+    script.tokenize = tokenize
+    model = build_model("llm-loglik:m", {"base_url": url, "cache": str(tmp_path / "c.db")})
+    inst = next(iter(read_choices(DATA["winograd"])))
+    with pytest.raises(RefbenchError) as info:
+        model.predict([inst])
+    message = info.value.message
+    assert f"{url}/completions returns misaligned prompt log-probabilities" in message
+    assert "average -9.00" in message and "have the NEXT prompt token" in message
+    assert "check_alignment=false" in message and "\n" not in message
+    # nothing was scored: every completion sent was the probe (or the token-id check)
+    assert all(len(b["prompt"]) <= len(PROBE) for b in script.completions)
+
+
+def test_check_alignment_false_skips_the_probe(scripted: tuple[str, Scripted],
+                                               tmp_path: Path) -> None:
+    url, script = scripted
+    script.shifted = True
+    model = build_model("llm-loglik:m", {"base_url": url, "cache": str(tmp_path / "c.db"),
+                                         "check_alignment": "false"})
+    got = model.loglik([("The cat sat", " on the mat.")])  # type: ignore[attr-defined]
+    assert round(got[0][0], 6) == round(expected("The cat sat", " on the mat."), 6)
+    assert all(b["prompt"] != [ord(c) for c in PROBE] for b in script.completions)
+
+
 def test_an_unreachable_server_is_an_error_naming_it(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -173,18 +222,34 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def test_real_server_scores_through_llama_cpp(llama_server: str, tmp_path: Path) -> None:
-    """The whole path through a real server. llama-cpp-python 0.3.36 takes prompts only as
-    text, so the text-offset fallback is used; its echoed log-probabilities are paired with the
-    logits of the same position (which predict the next token), so they cannot agree with the
-    in-process model: that comparison is expected to fail until llama-cpp-python fixes it."""
+def test_real_llama_cpp_server_is_refused_as_misaligned(llama_server: str,
+                                                       tmp_path: Path) -> None:
+    """llama-cpp-python 0.3.36 echoes each prompt token's log-probability from its own
+    position's logits, which predict the next token (its issue 1983): refbench must refuse it
+    before scoring anything, naming the endpoint. The probe's 8 tail tokens average about -12
+    there, against -0.1 from the in-process model (aligned)."""
     inst = next(iter(read_choices(DATA["winograd"])))
     server = build_model("llm-loglik", {"base_url": llama_server, "timeout": "600",
                                         "cache": str(tmp_path / "c.db"), "concurrency": "1"})
     assert server.config()["tokenizer"] == "text"  # llama-cpp-python takes text prompts only
-    got = server.predict([inst])[0]
-    assert len(got.scores) == 2 and all(s < 0 for s in got.scores)
-    want = build_model("llm-loglik").predict([inst])[0]
-    if any(abs(a - b) > 1.5 for a, b in zip(got.scores, want.scores, strict=True)):
-        pytest.xfail("llama-cpp-python 0.3.36 echoes log-probabilities shifted by one token "
-                     f"(server {got.scores}, in-process {want.scores})")
+    with pytest.raises(RefbenchError) as info:
+        server.predict([inst])
+    message = info.value.message
+    assert f"{llama_server}/completions returns misaligned prompt log-probabilities" in message
+    mean = float(message.split("tail tokens average ")[1].split(" ")[0])
+    assert mean < -8, message  # measured: -12.07
+    assert "have the NEXT prompt token as their top-1 entry" in message
+
+
+def test_top1_entries_name_the_shift() -> None:
+    """Positions 8-10 of llama-cpp-python's echo of the probe (its response, abridged): each
+    top-1 entry is the token after the position's own; aligned, it would be the own token."""
+    from refbench.models.llm_server import top1_matches
+
+    shifted = {"tokens": [*"1, 2, 3, 4, "], "top_logprobs": [None] * 8 + [
+        {"4": -0.12, " ": -13.38}, {",": -0.11, "4": -8.17}, {" ": -0.08, ",": -14.23}, None]}
+    assert top1_matches(shifted, [8, 9, 10]) == (0, 2)  # position 11 is not in the tail
+    aligned = {**shifted, "top_logprobs": [None] * 8 + [
+        {" ": -0.08}, {"4": -0.12}, {",": -0.11}, None]}
+    assert top1_matches(aligned, [8, 9, 10]) == (3, 0)
+    assert top1_matches({"tokens": ["a"]}, [0]) == (0, 0)  # no top_logprobs: no evidence

@@ -82,6 +82,8 @@ class LoglikModel(ChoiceModel):
                Option("model", str, "default", "the server's model name (with base_url)"),
                Option("tokenizer", str, "auto", "with base_url: auto (the server's /tokenize, "
                       "else text prompts), server, text, smollm2, or a local tokenizer folder"),
+               Option("check_alignment", bool, True, "with base_url: refuse a server whose "
+                      "echoed prompt log-probabilities are shifted by one token (one probe)"),
                *SERVER_OPTIONS)
     # The scoring rule's version: part of the fingerprint, so cached scores from an older
     # rule are never mixed with new ones.
@@ -134,7 +136,8 @@ class LoglikModel(ChoiceModel):
         prompts = int(self.option("batch_size")) if "batch_size" in self.options else 1
         self.server = CompletionsScorer(endpoint, argument or str(self.option("model")),
                                         tokenizer=str(self.option("tokenizer")),
-                                        prompts=prompts, max_length=self.max_length)
+                                        prompts=prompts, max_length=self.max_length,
+                                        check_alignment=bool(self.option("check_alignment")))
 
     def config(self) -> dict[str, Any]:
         if self.server is not None:

