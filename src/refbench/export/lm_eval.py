@@ -111,10 +111,15 @@ def task_name(text: str) -> str:
 def sources(data: Path, split: str) -> tuple[list[tuple[str, Path, str]], str | None]:
     """(lm-eval task name, data file, refbench task) per task, and the group name (suites)."""
     if data.is_dir():
-        from refbench.tasks.kitmus.suite_eval import find_gold
+        from refbench.tasks.base import all_tasks
 
-        found = [(task_name(f"kitmus_{variant}_{n}ents_{split}"), gold, "kitmus")
-                 for (variant, n), gold in find_gold(data, split).items()]
+        owners = [t for t in all_tasks() if t.is_run_directory(data)]
+        if not owners:
+            raise RefbenchError("not a folder of data that refbench runs on whole (a KITMUS "
+                                "suite, a release folder); give a data file", path=data)
+        t = owners[0]
+        found = [(task_name(f"{t.name}_{sub}"), gold, t.name)
+                 for gold, sub, _ in t.run_directory(data, split=split)]
         return found, task_name(f"{data.resolve().name}_{split}")
     stem = data.name.split(".")[0]
     if stem.lower() in SPLIT_NAMES:
