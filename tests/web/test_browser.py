@@ -221,3 +221,16 @@ def test_failed_advanced_search_keeps_the_filters(page: Any, base_url: str, app:
     # The failed search's 400 (logged by chromium and htmx) is expected here.
     page.problems[:] = [p for p in page.problems
                         if "status of 400" not in p and "Error Code 400" not in p]
+
+
+def test_compare_significance_on_the_suite(page: Any, base_url: str, app: Any,
+                                           tmp_path: Path) -> None:
+    """Two systems on the KITMUS suite: the bootstrap p at its floor reads "< 0.002"."""
+    from tests.web.test_routes import system_ids
+
+    k = key(app, "kitmus", suite=True)
+    ids = system_ids(app, k)
+    page.goto(f"{base_url}/compare?data={k}&sys={ids['first']}&sys={ids['last']}")
+    page.wait_for_selector(".significance")
+    assert page.inner_text(".significance td.boot-p").strip() == "< 0.002"
+    shot(page, "compare-suite", tmp_path)

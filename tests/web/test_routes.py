@@ -350,3 +350,16 @@ def test_a_switched_tsv_copy_is_a_twin_and_a_reused_id_is_not(tmp_path: Any) -> 
     body = text(app.test_client().get(f"/data/{keys['train.tsv']}/0"))
     assert "Switched twin" in body and f"/data/{keys['switched.tsv']}/0" in body
     assert keys["other.tsv"] not in body
+
+
+def test_bootstrap_p_at_its_resolution_floor(client: Any, app: Any) -> None:
+    """first beats last on every suite instance: the bootstrap p is at its floor, 2 / (B + 1),
+    and reads "< 0.002" with 1,000 resamples (not "0.0020")."""
+    k = key(app, "kitmus", suite=True)
+    ids = system_ids(app, k)
+    sig = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
+                          f"&sys={ids['last']}"))
+    assert '<td class="num boot-p">&lt; 0.002</td>' in sig and "0.0020" not in sig
+    sig = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
+                          f"&sys={ids['last']}&resamples=500"))
+    assert '<td class="num boot-p">&lt; 0.004</td>' in sig

@@ -55,3 +55,13 @@ def test_wilson_interval() -> None:
     low, high = wilson_interval(2, 3) or (0.0, 0.0)
     assert (round(low, 3), round(high, 3)) == (0.208, 0.939)
     assert wilson_interval(0, 0) is None
+
+
+def test_bootstrap_p_at_its_floor_reads_below_two_over_b() -> None:
+    from refbench.web.templating import bootstrap_pvalue
+
+    r = paired_test([1] * 50, [0] * 50, resamples=1000)
+    assert r is not None and bootstrap_pvalue(r.bootstrap_p, r.resamples) == "< 0.002"
+    assert bootstrap_pvalue(2 / 201, 200) == "< 0.01"
+    assert bootstrap_pvalue(0.0312, 1000) == "0.0312"
+    assert bootstrap_pvalue(None, 1000) == "–"
