@@ -169,6 +169,11 @@ def test_compare_two_runs_and_filter_to_disagreements(page: Any, base_url: str, 
     assert "disagree=1" in page.url
     assert int(page.inner_text("#matching")) == sum(1 for s in scores if s > 0) <= total
     shot(page, "compare", tmp_path)
+    page.check("form.picker label:has-text('knowledge-match') input")  # a third system
+    page.click("form.picker button")
+    page.wait_for_selector(".significance .per-pair")
+    assert page.locator(".significance td.holm-mcnemar").count() >= 2
+    shot(page, "compare-three", tmp_path)
 
 
 def test_leaderboard_run_and_demo_pages(page: Any, base_url: str, tmp_path: Path) -> None:

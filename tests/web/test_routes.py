@@ -363,3 +363,23 @@ def test_bootstrap_p_at_its_resolution_floor(client: Any, app: Any) -> None:
     sig = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
                           f"&sys={ids['last']}&resamples=500"))
     assert '<td class="num boot-p">&lt; 0.004</td>' in sig
+
+
+def test_several_systems_get_per_pair_p_values_and_holm(client: Any, app: Any) -> None:
+    """Three systems: the page says the p-values are per pair and shows Holm's adjustment
+    (statsmodels multipletests over the pairs tested) beside each raw p; two systems: no Holm."""
+    from statsmodels.stats.multitest import multipletests
+
+    k = key(app, "kitmus")
+    ids = system_ids(app, k)
+    three = "".join(f"&sys={ids[name]}" for name in ("first", "random", "knowledge-match"))
+    sig = text(client.get(f"/compare/significance?data={k}{three}"))
+    assert "Each p-value is for one pair of systems (3 pairs)" in sig
+    raw = [float(p) for p in re.findall(r'class="num mcnemar">([0-9.]+)<', sig)]
+    shown = re.findall(r'class="num holm-mcnemar">([0-9.]+)<', sig)
+    assert len(raw) == len(shown) >= 2
+    expected = multipletests(raw, method="holm")[1]
+    assert shown == [f"{p:.4f}" for p in expected]
+    two = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
+                          f"&sys={ids['random']}"))
+    assert "holm-mcnemar" not in two and "per-pair" not in two

@@ -65,3 +65,10 @@ def test_bootstrap_p_at_its_floor_reads_below_two_over_b() -> None:
     assert bootstrap_pvalue(2 / 201, 200) == "< 0.01"
     assert bootstrap_pvalue(0.0312, 1000) == "0.0312"
     assert bootstrap_pvalue(None, 1000) == "–"
+
+
+def test_holm_leaves_untested_pairs_out_of_the_family() -> None:
+    from refbench.web.stats import holm
+
+    assert holm([0.01, None, 0.04]) == [pytest.approx(0.02), None, pytest.approx(0.04)]
+    assert holm([None]) == [None]

@@ -81,6 +81,19 @@ def _mean_difference(x: object, y: object, axis: int = -1) -> object:
     return np.mean(x, axis=axis) - np.mean(y, axis=axis)  # type: ignore[call-overload]
 
 
+def holm(pvalues: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment (statsmodels ``multipletests``) of the pairs' p-values: with
+    several systems every pair is a separate test, and the adjusted p keeps the family-wise
+    error at its level over all of them. Pairs without a p (None) are left out of the family."""
+    from statsmodels.stats.multitest import multipletests
+
+    present = [p for p in pvalues if p is not None]
+    if not present:
+        return [None] * len(pvalues)
+    adjusted = iter(float(v) for v in multipletests(present, method="holm")[1])
+    return [None if p is None else next(adjusted) for p in pvalues]
+
+
 def wilson_interval(correct: int, n: int) -> tuple[float, float] | None:
     if n <= 0:
         return None

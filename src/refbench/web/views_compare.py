@@ -19,7 +19,13 @@ from refbench.web.predictions import correctness_columns, ensure_system, system_
 from refbench.web.query import BadQuery, Lister
 from refbench.web.records import facet_labels
 from refbench.web.runs import System
-from refbench.web.stats import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, paired_test, wilson_interval
+from refbench.web.stats import (
+    BOOTSTRAP_RESAMPLES,
+    DEFAULT_SEED,
+    holm,
+    paired_test,
+    wilson_interval,
+)
 
 bp = Blueprint("compare", __name__)
 
@@ -127,5 +133,10 @@ def significance() -> str:
         stamp = (system_signature(a), system_signature(b))
         results.append({"a": a, "b": b,
                         "r": _paired(path, a.sid, b.sid, stamp, resamples, seed)})
+    tested = [item["r"] for item in results]
+    for name in ("mcnemar_p", "bootstrap_p"):
+        adjusted = holm([None if r is None else r[name] for r in tested])
+        for item, value in zip(results, adjusted, strict=True):
+            item[f"holm_{name}"] = value
     return render_template("_significance.html", results=results, resamples=resamples,
-                           seed=seed, ds=ds)
+                           seed=seed, ds=ds, several=len(results) > 1)
