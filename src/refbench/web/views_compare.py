@@ -128,7 +128,7 @@ def significance() -> str:
     resamples = int_arg("resamples", BOOTSTRAP_RESAMPLES, low=100, high=20000)
     seed = int_arg("seed", DEFAULT_SEED, low=0, high=2**31 - 1)
     path = str(catalog().index.ensure(ds))
-    results = []
+    results: list[dict[str, Any]] = []
     for a, b in combinations(systems, 2):
         stamp = (system_signature(a), system_signature(b))
         results.append({"a": a, "b": b,
