@@ -239,3 +239,28 @@ def test_compare_significance_on_the_suite(page: Any, base_url: str, app: Any,
     page.wait_for_selector(".significance")
     assert page.inner_text(".significance td.boot-p").strip() == "< 0.002"
     shot(page, "compare-suite", tmp_path)
+
+
+def test_gap_neither_gold(page: Any, tmp_path: Path) -> None:
+    """A GAP "neither" instance shows "neither" as its gold."""
+    from werkzeug.serving import make_server
+
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from tests.web.test_routes import GAP_HEADER
+
+    gap = tmp_path / "gap-neither.tsv"
+    gap.write_text(GAP_HEADER + "n-1\tMira Holt phoned Dana Reyes because she needed the keys."
+                   "\tshe\t36\tMira Holt\t0\tFALSE\tDana Reyes\t17\tFALSE\thttp://example.org/n-1\n",
+                   encoding="utf-8")
+    app = create_app(ServeConfig(data=[gap], store=tmp_path / "r.sqlite",
+                                 index_dir=tmp_path / "index"))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/data/{key(app, 'gap')}/0")
+        assert page.inner_text(".gold-none .goldmark") == "neither"
+        shot(page, "gap-neither", tmp_path)
+    finally:
+        server.shutdown()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -383,3 +384,52 @@ def test_several_systems_get_per_pair_p_values_and_holm(client: Any, app: Any) -
     two = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
                           f"&sys={ids['random']}"))
     assert "holm-mcnemar" not in two and "per-pair" not in two
+
+
+GAP_HEADER = "ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref\tURL\n"
+
+
+def test_gap_neither_is_shown_as_the_gold(tmp_path: Path) -> None:
+    """GAP's "neither" (A-coref and B-coref both FALSE) is a real label: the instance page and
+    the list show it as the gold, not "no gold answer"."""
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    gap = tmp_path / "gap-neither.tsv"
+    gap.write_text(GAP_HEADER
+                   + "n-1\tMira Holt phoned Dana Reyes because she needed the keys.\tshe\t36\t"
+                   "Mira Holt\t0\tFALSE\tDana Reyes\t17\tFALSE\thttp://example.org/n-1\n"
+                   + "n-2\tPaul Ames met Theo Grant and his train was late.\this\t29\t"
+                   "Paul Ames\t0\tTRUE\tTheo Grant\t14\tFALSE\thttp://example.org/n-2\n",
+                   encoding="utf-8")
+    app = create_app(ServeConfig(data=[gap], store=tmp_path / "r.sqlite",
+                                 index_dir=tmp_path / "index"))
+    client = app.test_client()
+    k = key(app, "gap")
+    page = text(client.get(f"/data/{k}/0"))
+    assert 'Gold: <strong class="goldmark">neither</strong>' in page
+    assert "has no gold answer" not in page
+    assert "goldmark" in text(client.get(f"/data/{k}/1"))
+    listing = text(client.get(f"/data/{k}"))
+    assert "<td>neither</td>" in listing or ">neither<" in listing
+
+
+def test_gap_neither_on_the_real_files() -> None:
+    """Every real GAP file: the records labelled "neither" are exactly the rows whose A-coref
+    and B-coref are both FALSE (GAP development 201, test 227, validation 62)."""
+    import csv
+
+    from refbench.tasks.base import get_task
+    from tests.conftest import SHARED
+
+    folder = SHARED / "data" / "gap"
+    files = sorted(folder.glob("*.tsv"))
+    if not files:
+        pytest.skip("../shared/data/gap is absent")
+    for f in files:
+        with f.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+        neither = {r["ID"] for r in rows if r["A-coref"] == "FALSE" and r["B-coref"] == "FALSE"}
+        labelled = {r.iid for r in get_task("gap").web_records(f, "choice")
+                    if getattr(r, "gold_label", "") == "neither"}
+        assert labelled == neither and len(neither) > 0, f.name
