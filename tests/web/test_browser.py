@@ -264,3 +264,19 @@ def test_gap_neither_gold(page: Any, tmp_path: Path) -> None:
         shot(page, "gap-neither", tmp_path)
     finally:
         server.shutdown()
+
+
+def test_run_page_opens_its_subtask_and_counts_within_it(page: Any, base_url: str, app: Any,
+                                                         tmp_path: Path) -> None:
+    cat = app.config["CATALOG"]
+    ds = cat.datasets[key(app, "kitmus", suite=True)]
+    run = next(r for s in cat.systems(ds) for r in s.runs if s.label == "first")
+    page.goto(f"{base_url}/runs/{run.rid}")
+    page.click("#browse-run")
+    page.wait_for_selector("#matching")
+    assert "f.variant=background-pretrain" in page.url
+    shot(page, "run-subtask-list", tmp_path)
+    page.click("#results td.num a >> nth=0")
+    page.wait_for_selector(".instnav .place")
+    assert page.inner_text(".instnav .place").startswith("1 of 2 selected")
+    shot(page, "run-subtask-instance", tmp_path)

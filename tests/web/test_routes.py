@@ -433,3 +433,31 @@ def test_gap_neither_on_the_real_files() -> None:
         labelled = {r.iid for r in get_task("gap").web_records(f, "choice")
                     if getattr(r, "gold_label", "") == "neither"}
         assert labelled == neither and len(neither) > 0, f.name
+
+
+def test_run_page_browses_its_own_subtask(client: Any, app: Any) -> None:
+    """A run on one subtask of the KITMUS suite browses that subtask (the task's run_facets:
+    variant, entities, split), and an instance opened from the filtered list says where it
+    stands within the selection, not within the dataset."""
+    import html
+
+    cat = app.config["CATALOG"]
+    k = key(app, "kitmus", suite=True)
+    ds = cat.datasets[k]
+    run = next(r for s in cat.systems(ds) for r in s.runs if s.label == "first")
+    page = text(client.get(f"/runs/{run.rid}"))
+    link = html.unescape(re.search(r'id="browse-run" href="([^"]+)"', page).group(1))  # type: ignore[union-attr]
+    assert "f.variant=background-pretrain" in link and "f.entities=2" in link
+    assert "f.split=test" in link
+    listing = text(client.get(link))
+    with cat.index.connect(ds) as db:
+        total = db.execute("SELECT count(*) FROM items").fetchone()[0]
+    n_file = sum(1 for line in (run.data.read_text(encoding="utf-8").splitlines()) if line.strip())
+    matching = int(re.search(r'id="matching">([\d,]+)<', listing).group(1))  # type: ignore[union-attr]
+    assert matching == n_file < total
+    first = int(re.search(r'href="/data/[^/"]+/(\d+)\?', listing).group(1))  # type: ignore[union-attr]
+    inst = text(client.get(f"/data/{k}/{first}" + link[link.index("?"):]))
+    assert f"<strong>1</strong> of {n_file} selected" in inst
+    assert f"(instance {first} of {total})" in inst
+    plain = text(client.get(f"/data/{k}/{first}"))
+    assert f"instance {first} of {total}</span>" in plain

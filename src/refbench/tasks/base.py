@@ -294,6 +294,12 @@ class Task:
 
         return {"v": choice_view(payload)}
 
+    def run_facets(self, data: Path, root: Path) -> dict[str, str]:
+        """The facet filter (facet name -> value) that selects, within the folder dataset at
+        ``root``, the instances of a run on the file ``data``: the run page's browse link opens
+        the run's own subtask, not the whole folder. Default: none (the whole dataset)."""
+        return {}
+
     def is_prediction_file(self, path: Path) -> bool:
         """A documents task's own prediction file, found in a ``serve --runs`` folder beside
         run folders and matched to datasets by document ids (TNE predictions JSONL)."""

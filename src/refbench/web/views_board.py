@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, render_template, url_for
 
 from refbench.tasks.base import find_task, get_task, is_documents
 from refbench.web.params import catalog
@@ -129,9 +129,17 @@ def run_page(rid: str) -> str:
         from refbench.web.document_metrics import document_run_metrics
 
         tne = document_run_metrics(ds, run)
+    # A run on one file of a folder dataset (a KITMUS subtask) browses that file's instances:
+    # the task says which facet values select them.
+    subset = get_task(run.task).run_facets(run.data, ds.path) \
+        if ds is not None and ds.is_folder and run.data is not None else {}
+    values: dict[str, Any] = {f"f.{k}": v for k, v in subset.items()}
+    browse = url_for("browse.dataset", key=ds.key, sys=system.sid if system else None,
+                     **values) if ds is not None else None
     plain = {k: v for k, v in metrics.items() if k not in ("provenance", "slices")}
     return render_template(
-        "run.html", run=run, ds=ds, system=system, task_cells=task_cells,
+        "run.html", run=run, ds=ds, system=system, task_cells=task_cells, browse=browse,
+        subset=subset,
         slices=metrics.get("slices") or {}, tne=tne,
         metrics_json=json.dumps(plain, indent=2, ensure_ascii=False, default=str),
         provenance_json=json.dumps(metrics.get("provenance") or {}, indent=2,
