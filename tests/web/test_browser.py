@@ -280,3 +280,52 @@ def test_run_page_opens_its_subtask_and_counts_within_it(page: Any, base_url: st
     page.wait_for_selector(".instnav .place")
     assert page.inner_text(".instnav .place").startswith("1 of 2 selected")
     shot(page, "run-subtask-instance", tmp_path)
+
+
+KITMUS_VARIANTS = ("background-both", "background-inference-charfict-charfict",
+                   "background-inference-charfict-real", "background-inference-charfict-wordfict",
+                   "background-inference-real-charfict", "background-inference-real-wordfict",
+                   "background-train", "background-train-no-noise")
+
+
+def suite_table() -> dict[str, Any]:
+    """A leaderboard table as wide as the released KITMUS suite's: its 8 variants x 2, 3 and 4
+    entities, four systems, every cell with its interval."""
+    from types import SimpleNamespace
+
+    cols = [(v, n) for v in KITMUS_VARIANTS for n in (2, 3, 4)]
+    rows = [{"system": SimpleNamespace(sid=f"s{k}", label=name), "mean": 0.6,
+             "cells": [{"value": 0.5 + 0.01 * j, "ci": (0.412, 0.689), "method": "bootstrap",
+                        "rid": f"r{k}-{j}"} for j in range(len(cols))]}
+            for k, name in enumerate(("knowledge-match-minilm", "bert4coref", "first", "random"))]
+    from refbench.web.views_board import column_blocks
+
+    spans = [(v, 3) for v in KITMUS_VARIANTS]
+    return {"columns": [n for _, n in cols], "rows": rows, "suite": True, "variants": spans,
+            "blocks": column_blocks(spans), "metric": "pronoun accuracy per subtask"}
+
+
+def test_kitmus_leaderboard_fits_a_1366_screen(page: Any, base_url: str, app: Any,
+                                               tmp_path: Path) -> None:
+    """The suite's 24 subtask columns: the page stays within a 1,366 px screen (no page-wide
+    horizontal scroll); the table itself wraps its column groups."""
+    from types import SimpleNamespace
+
+    from flask import render_template
+
+    ds = SimpleNamespace(key=key(app, "kitmus", suite=True), label="kitmus-official/released",
+                         path="/data/kitmus-official/released")
+    with app.test_request_context("/leaderboard"):
+        html = render_template("leaderboard.html",
+                               by_task={"kitmus": [{"ds": ds, "table": suite_table()}]})
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(base_url + "/leaderboard")
+    page.set_content(html)
+    page.wait_for_selector("section.board table")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    # and no table hides columns behind its own scroll bar: every block fits as drawn
+    widths = page.evaluate("[...document.querySelectorAll('.suite-block')]"
+                           ".map(d => [d.scrollWidth, d.clientWidth])")
+    assert len(widths) == 3 and all(sw <= cw for sw, cw in widths), widths
+    assert page.locator("table.suite td.num a").count() == 4 * 24
+    shot(page, "leaderboard-kitmus-1366", tmp_path)

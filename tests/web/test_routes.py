@@ -461,3 +461,16 @@ def test_run_page_browses_its_own_subtask(client: Any, app: Any) -> None:
     assert f"(instance {first} of {total})" in inst
     plain = text(client.get(f"/data/{k}/{first}"))
     assert f"instance {first} of {total}</span>" in plain
+
+
+def test_suite_leaderboard_columns_are_cut_into_blocks(client: Any) -> None:
+    """The suite leaderboard draws its variant groups in blocks of at most 9 columns, never
+    splitting a variant (8 variants x 3: blocks of 3, 3 and 2 variants)."""
+    from refbench.web.views_board import column_blocks
+
+    blocks = column_blocks([(f"v{k}", 3) for k in range(8)])
+    assert [(b["start"], b["end"]) for b in blocks] == [(0, 9), (9, 18), (18, 24)]
+    assert [len(b["variants"]) for b in blocks] == [3, 3, 2]
+    assert column_blocks([("wide", 12), ("v", 3)])[0]["end"] == 12
+    board = text(client.get("/leaderboard"))
+    assert 'class="scroll suite-block"' in board
