@@ -329,3 +329,15 @@ def test_kitmus_leaderboard_fits_a_1366_screen(page: Any, base_url: str, app: An
     assert len(widths) == 3 and all(sw <= cw for sw, cw in widths), widths
     assert page.locator("table.suite td.num a").count() == 4 * 24
     shot(page, "leaderboard-kitmus-1366", tmp_path)
+
+
+def test_home_runs_grouped_and_filtered(page: Any, base_url: str, tmp_path: Path) -> None:
+    page.goto(base_url + "/")
+    assert page.locator(".run-group").count() >= 6
+    shot(page, "home-runs", tmp_path)
+    page.fill("#run-filter", "kitmus first")
+    page.click("form.run-filter button")
+    page.wait_for_selector("#run-counts")
+    assert "runs=kitmus+first" in page.url
+    assert page.locator(".run-group").count() == 2
+    shot(page, "home-runs-filtered", tmp_path)

@@ -474,3 +474,25 @@ def test_suite_leaderboard_columns_are_cut_into_blocks(client: Any) -> None:
     assert column_blocks([("wide", 12), ("v", 3)])[0]["end"] == 12
     board = text(client.get("/leaderboard"))
     assert 'class="scroll suite-block"' in board
+
+
+def test_home_groups_runs_by_dataset_and_system_with_a_filter(client: Any, app: Any) -> None:
+    """Runs are grouped by dataset, then system (the two suite runs of 'first' and 'last' sit
+    under the suite), and ?runs= keeps the runs holding every word."""
+    cat = app.config["CATALOG"]
+    runs = cat.runs()
+    body = text(client.get("/"))
+    assert f"<strong>{len(runs)}</strong> of {len(runs)} runs" in body
+    groups = re.findall(r'<div class="run-group">', body)
+    assert len(groups) == len({cat.dataset_of(r).key for r in runs if cat.dataset_of(r)}) \
+        + len({r.task for r in runs if cat.dataset_of(r) is None})
+    assert len(re.findall(r'<tr class="sys-row">', body)) <= len(runs)
+    suite = body[body.index('>suite</a> <span class="badge">suite</span>'):]
+    suite = suite[:suite.index("</table>")]
+    assert ">first</a>" in suite and ">last</a>" in suite and "random" not in suite
+    narrow = text(client.get("/?runs=suite+first"))
+    assert "<strong>1</strong> of" in narrow and ">last</a>" not in narrow
+    assert text(client.get("/?runs=kitmus")).count('<div class="run-group">') == 2
+    none = text(client.get("/?runs=nothing-like-this"))
+    assert "No run matches." in none
+    assert_escaped(text(client.get("/?runs=%3Cscript%3Ealert(1)")))

@@ -38,9 +38,14 @@ def home() -> str:
                 n = idx.count(db)
         rows.append({"ds": ds, "n": n, "indexed": current,
                      "systems": len(cat.systems(ds))})
-    runs = sorted(cat.runs(), key=lambda r: (r.created, r.rid), reverse=True)
-    return render_template("home.html", datasets=rows, runs=runs,
-                           run_datasets={r.rid: cat.dataset_of(r) for r in runs},
+    from refbench.web.run_groups import group_runs
+
+    runs = cat.runs()
+    wanted = request.args.get("runs", "")
+    groups = group_runs(cat, runs, wanted)
+    return render_template("home.html", datasets=rows, runs=runs, run_groups=groups,
+                           run_filter=wanted,
+                           shown=sum(g.n_runs for g in groups),
                            skipped=cat.skipped + cat.run_problems,
                            store=cat.config.store)
 
