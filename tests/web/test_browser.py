@@ -238,7 +238,12 @@ def test_compare_significance_on_the_suite(page: Any, base_url: str, app: Any,
     page.goto(f"{base_url}/compare?data={k}&sys={ids['first']}&sys={ids['last']}")
     page.wait_for_selector(".significance")
     assert page.inner_text(".significance td.boot-p").strip() == "< 0.002"
+    assert "1.000 / 0.000" in page.inner_text("#matrix")
     shot(page, "compare-suite", tmp_path)
+    page.click("#matrix td.mcell a >> nth=0")  # the cell's disagreements
+    page.wait_for_selector("#matching")
+    assert "disagree=1" in page.url and "f.entities=2" in page.url
+    assert int(page.inner_text("#matching")) == 2
 
 
 def test_gap_neither_gold(page: Any, tmp_path: Path) -> None:

@@ -496,3 +496,37 @@ def test_home_groups_runs_by_dataset_and_system_with_a_filter(client: Any, app: 
     none = text(client.get("/?runs=nothing-like-this"))
     assert "No run matches." in none
     assert_escaped(text(client.get("/?runs=%3Cscript%3Ealert(1)")))
+
+
+def test_kitmus_compare_matrix_of_variant_by_entities(client: Any, app: Any) -> None:
+    """KITMUS compare: variant x entities, both systems' accuracy and McNemar's exact p per
+    cell (checked against statsmodels on the cell's own instances), each linking to the cell's
+    disagreements; a task without a matrix (GAP) has none."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    k = key(app, "kitmus")
+    ids = system_ids(app, k)
+    a, b = ids["first"], ids["random"]
+    body = text(client.get(f"/compare?data={k}&sys={a}&sys={b}"))
+    assert 'id="matrix"' in body and "Variant × entities" in body
+    cat = app.config["CATALOG"]
+    with cat.index.connect(cat.datasets[k]) as db:
+        rows = db.execute("SELECT i.f_variant, i.f_entities, x.correct, y.correct FROM items i "
+                          "JOIN preds x ON x.n = i.n AND x.sys = ? JOIN preds y ON y.n = i.n "
+                          "AND y.sys = ? WHERE x.correct IS NOT NULL AND y.correct IS NOT NULL",
+                          (a, b)).fetchall()
+    cells: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for v, e, x, y in rows:
+        cells.setdefault((v, e), []).append((x, y))
+    assert len(re.findall(r'<td class="num mcell"><a ', body)) == len(cells)
+    for (v, e), pairs in cells.items():
+        t = [[sum(1 for p in pairs if p == (i, j)) for j in (1, 0)] for i in (1, 0)]
+        p = mcnemar(t, exact=True).pvalue
+        acc_a = sum(x for x, _ in pairs) / len(pairs)
+        acc_b = sum(y for _, y in pairs) / len(pairs)
+        assert f"{acc_a:.3f} / {acc_b:.3f}</a><span class=\"cell-ci\">p = {p:.4f}" in body
+        assert f"f.variant={v}&amp;f.entities={e}&amp;disagree=1" in body
+    gap = key(app, "gap")
+    g = system_ids(app, gap)
+    assert 'id="matrix"' not in text(client.get(f"/compare?data={gap}&sys={g['first']}"
+                                                f"&sys={g['random']}"))

@@ -294,6 +294,10 @@ class Task:
 
         return {"v": choice_view(payload)}
 
+    #: Two facet names (rows, columns) for compare's matrix of paired tests per subtask
+    #: (KITMUS: variant x entities); None: no matrix.
+    compare_matrix: tuple[str, str] | None = None
+
     def run_facets(self, data: Path, root: Path) -> dict[str, str]:
         """The facet filter (facet name -> value) that selects, within the folder dataset at
         ``root``, the instances of a run on the file ``data``: the run page's browse link opens

@@ -11,9 +11,10 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
-from refbench.tasks.base import is_documents
+from refbench.tasks.base import get_task, is_documents
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
+from refbench.web.matrix import compare_matrix
 from refbench.web.params import catalog, connect, dataset_or_404, int_arg, list_query
 from refbench.web.predictions import correctness_columns, ensure_system, system_signature
 from refbench.web.query import BadQuery, Lister
@@ -110,7 +111,10 @@ def compare() -> str:
                                                   before=request.args.get("before"))
         matching = lister.count()
         total = idx.count(db)
-    context.update(ready=True, slices=slices, rows=rows, has_before=has_before,
+        axes = get_task(ds.task).compare_matrix
+        matrix = compare_matrix(db, axes[0], axes[1], systems[0].sid, systems[1].sid) \
+            if axes and set(axes) <= set(idx.facet_names(ds.task)) else None
+    context.update(matrix=matrix, ready=True, slices=slices, rows=rows, has_before=has_before,
                    has_after=has_after, matching=matching, total=total, query=query,
                    facet_labels=facet_labels(ds.task),
                    pairs=list(combinations(systems, 2)))

@@ -34,6 +34,7 @@ class KitmusTask(Task):
     facets = (("split", "split"), ("variant", "variant"), ("entities", "entities"),
               ("pronoun", "pronoun class"), ("answer_position", "answer position"))
     instance_template = "instance_kitmus.html"
+    compare_matrix = ("variant", "entities")
     leaderboard_columns = (("pronoun_accuracy", "pronoun accuracy"),
                            ("antecedent_f1", "antecedent F1"), ("accuracy", "choice accuracy"))
     study_kinds = (("kitmus-validation", "refbench.studies.kitmus:KitmusValidation"),)
