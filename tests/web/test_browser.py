@@ -346,3 +346,17 @@ def test_home_runs_grouped_and_filtered(page: Any, base_url: str, tmp_path: Path
     assert "runs=kitmus+first" in page.url
     assert page.locator(".run-group").count() == 2
     shot(page, "home-runs-filtered", tmp_path)
+
+
+def test_tne_compare_documents(page: Any, base_url: str, app: Any, tmp_path: Path) -> None:
+    from tests.web.test_routes import system_ids
+
+    k = key(app, "tne")
+    ids = system_ids(app, k)
+    page.goto(f"{base_url}/compare?data={k}&sys={ids['adj-backward']}&sys={ids['surface']}")
+    page.wait_for_selector("#doc-significance")
+    assert "permutation p" in page.inner_text("#doc-significance")
+    assert page.locator("tr.doc-row").count() >= 1
+    shot(page, "compare-tne", tmp_path)
+    page.click("tr.doc-row td.iid a >> nth=0")
+    page.wait_for_selector(".tnedoc")

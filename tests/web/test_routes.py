@@ -530,3 +530,46 @@ def test_kitmus_compare_matrix_of_variant_by_entities(client: Any, app: Any) -> 
     g = system_ids(app, gap)
     assert 'id="matrix"' not in text(client.get(f"/compare?data={gap}&sys={g['first']}"
                                                 f"&sys={g['random']}"))
+
+
+def test_tne_compare_per_document_f1_paired_tests_and_order(client: Any, app: Any,
+                                                            world: dict[str, Any]) -> None:
+    """TNE compare: each system's labeled F1 per document (checked against the TNE evaluator
+    run on that one document), a paired bootstrap and a permutation test on the per-document
+    differences, and the documents ordered by |difference|."""
+    import numpy as np
+    from scipy.stats import permutation_test
+
+    from refbench.tasks.tne.metrics import evaluate_tne
+    from refbench.tasks.tne.predictions import read_predictions
+    from refbench.tasks.tne.read import read_tne
+
+    k = key(app, "tne")
+    ids = system_ids(app, k)
+    a, b = ids["adj-backward"], ids["surface"]
+    body = text(client.get(f"/compare?data={k}&sys={a}&sys={b}"))
+    assert 'id="doc-significance"' in body and 'id="documents"' in body
+    docs = list(read_tne(world["files"]["tne"]))
+    gold = {d.id: d for d in docs}
+    f1 = {}
+    for name in ("adj-backward", "surface"):
+        preds = read_predictions(world["tne_preds"] / f"{name}.jsonl", gold)
+        f1[name] = {d.id: evaluate_tne([d], {d.id: preds[d.id]})["labeled_f1"] for d in docs
+                    if d.relations}
+    order = sorted(f1["adj-backward"], key=lambda d: -abs(f1["adj-backward"][d]
+                                                          - f1["surface"][d]))
+    shown = re.findall(r'<tr class="doc-row">.*?<td class="iid"><a [^>]*>([^<]+)</a>', body,
+                       flags=re.S)
+    assert set(shown) == set(f1["adj-backward"])
+    diffs = [abs(f1["adj-backward"][d] - f1["surface"][d]) for d in shown]
+    assert diffs == sorted(diffs, reverse=True) and shown[0] in order[:sum(
+        1 for d in order if abs(f1["adj-backward"][d] - f1["surface"][d]) == diffs[0])]
+    x = np.array([f1["adj-backward"][d] for d in sorted(f1["adj-backward"])])
+    y = np.array([f1["surface"][d] for d in sorted(f1["surface"])])
+    assert f"{x.mean():.3f}</td><td class=\"num\">{y.mean():.3f}" in body
+    if not np.all(x == y):
+        perm = permutation_test((x, y), lambda u, v, axis=-1: np.mean(u, axis=axis)
+                                - np.mean(v, axis=axis), permutation_type="samples",
+                                vectorized=True, n_resamples=1000,
+                                rng=np.random.default_rng(0))
+        assert f'<td class="num perm-p">{perm.pvalue:.4f}</td>' in body

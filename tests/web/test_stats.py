@@ -72,3 +72,18 @@ def test_holm_leaves_untested_pairs_out_of_the_family() -> None:
 
     assert holm([0.01, None, 0.04]) == [pytest.approx(0.02), None, pytest.approx(0.04)]
     assert holm([None]) == [None]
+
+
+def test_paired_means_test_on_document_scores() -> None:
+    from refbench.web.stats import paired_means_test
+
+    a = [0.9, 0.8, 0.7, 0.95, 0.85, 0.6, 0.75, 0.9]
+    b = [0.5, 0.6, 0.4, 0.7, 0.6, 0.3, 0.5, 0.6]
+    r = paired_means_test(a, b)
+    assert r is not None and r.diff == pytest.approx(sum(a) / 8 - sum(b) / 8)
+    assert 0 < r.diff_low < r.diff < r.diff_high
+    # every difference is positive: the exact sign-flip test (2**8 flips) gives 2 / 256
+    assert r.permutation_p == pytest.approx(2 / 256)
+    same = paired_means_test([0.5, 0.5], [0.5, 0.5])
+    assert same is not None and same.permutation_p == 1.0 and same.bootstrap_p == 1.0
+    assert paired_means_test([], []) is None

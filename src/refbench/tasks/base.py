@@ -323,6 +323,12 @@ class Task:
         ``stamp`` changes whenever the data files do (results may be cached on it)."""
         raise UsageError(f"task {self.name!r} has no document predictions")
 
+    def document_scores(self, data: Sequence[Path], predictions: Path, *, stamp: str
+                        ) -> dict[str, float]:
+        """Documents tasks: the headline score of every document (TNE: labeled F1), for
+        compare's paired test over documents; RefbenchError when the file does not fit."""
+        raise UsageError(f"task {self.name!r} has no document predictions")
+
     def match_key(self, iid: str) -> str:
         """The id a system's prediction is matched to an indexed instance on (KITMUS ids lose
         their view segment, so runs on the CoNLL and the native file of one suite meet)."""

@@ -99,9 +99,11 @@ def compare() -> str:
     if len(systems) < 2:
         return render_template("compare.html", ready=False, **context)
     if is_documents(ds.task):
+        from refbench.web.compare_documents import document_comparison
         from refbench.web.document_metrics import document_run_metrics
 
         context["scores"] = {s.sid: document_run_metrics(ds, s.runs[0]) for s in systems}
+        context.update(document_comparison(ds, systems))
         return render_template("compare_documents.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
     with connect(ds) as db:
