@@ -360,3 +360,29 @@ def test_tne_compare_documents(page: Any, base_url: str, app: Any, tmp_path: Pat
     shot(page, "compare-tne", tmp_path)
     page.click("tr.doc-row td.iid a >> nth=0")
     page.wait_for_selector(".tnedoc")
+
+
+def test_tne_demo_without_a_model(page: Any, tmp_path: Path) -> None:
+    """No --tne-model: the chunker and the surface baseline, and the page says so."""
+    pytest.importorskip("spacy")
+    from werkzeug.serving import make_server
+
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    app = create_app(ServeConfig(data=[], store=tmp_path / "r.sqlite",
+                                 index_dir=tmp_path / "index"))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/tne-demo")
+        assert "No TNE model" in page.inner_text("#no-model")
+        page.fill("#demo-text", "The roof of the old house in the village collapsed after "
+                                "the storm.")
+        page.click("#enrich")
+        page.click(".tnedoc [data-np='np0']")
+        page.wait_for_selector(".nplinks")
+        assert "the old house" in page.inner_text("#links")
+        shot(page, "tne-demo-baseline", tmp_path)
+    finally:
+        server.shutdown()

@@ -573,3 +573,28 @@ def test_tne_compare_per_document_f1_paired_tests_and_order(client: Any, app: An
                                 vectorized=True, n_resamples=1000,
                                 rng=np.random.default_rng(0))
         assert f'<td class="num perm-p">{perm.pvalue:.4f}</td>' in body
+
+
+def test_tne_demo_without_a_model_uses_the_chunker_and_a_baseline(tmp_path: Path) -> None:
+    """No --tne-model: the demo says so, chunks the text into base NPs (spaCy) and links them
+    by a deterministic baseline (surface by default: "the roof [of] the old house")."""
+    pytest.importorskip("spacy")
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    app = create_app(ServeConfig(data=[], store=tmp_path / "r.sqlite",
+                                 index_dir=tmp_path / "index"))
+    client = app.test_client()
+    assert 'id="no-model"' in text(client.get("/tne-demo"))
+    sentence = "The roof of the old house in the village collapsed after the storm."
+    body = text(client.get("/tne-demo", query_string={"text": sentence, "np": "np0"}))
+    assert 'id="no-model"' in body and "Enriched text" in body
+    assert "4 NPs, 3 links from the surface baseline" in body
+    assert 'class="nplinks"' in body and "the old house" in body
+    combined = text(client.get("/tne-demo", query_string={"text": sentence,
+                                                          "baseline": "combined"}))
+    assert "links from the combined baseline" in combined
+    assert client.get("/tne-demo", query_string={"text": sentence,
+                                                 "baseline": "oracle"}).status_code == 400
+    assert_escaped(text(client.get("/tne-demo", query_string={
+        "text": "<script>alert(1)</script> The roof of Rome"})))
