@@ -598,3 +598,27 @@ def test_tne_demo_without_a_model_uses_the_chunker_and_a_baseline(tmp_path: Path
                                                  "baseline": "oracle"}).status_code == 400
     assert_escaped(text(client.get("/tne-demo", query_string={
         "text": "<script>alert(1)</script> The roof of Rome"})))
+
+
+def test_home_folds_a_systems_suite_runs_into_one_row(tmp_path: Path,
+                                                      world: dict[str, Any]) -> None:
+    """Two runs of one model on two subtasks of a suite: one system row under the suite,
+    its runs listed by their path inside the suite."""
+    from refbench.runs.runner import run_model
+    from refbench.runs.store import Store
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    suite = world["suite"]
+    store = Store(tmp_path / "results.sqlite")
+    files = [suite / "background-pretrain" / f"subtask_{n}_ents" / "test.jsonl" for n in (2, 3)]
+    for k, f in enumerate(files):
+        run_model("first", f, tmp_path / f"run{k}", store=store, progress=False)
+    store.close()
+    app = create_app(ServeConfig(data=[suite], store=tmp_path / "results.sqlite",
+                                 index_dir=tmp_path / "index"))
+    body = text(app.test_client().get("/"))
+    assert body.count('<tr class="sys-row">') == 1
+    assert "<details><summary>first</summary>" in body
+    for n in (2, 3):
+        assert f"background-pretrain/subtask_{n}_ents/test.jsonl" in body
