@@ -622,3 +622,23 @@ def test_home_folds_a_systems_suite_runs_into_one_row(tmp_path: Path,
     assert "<details><summary>first</summary>" in body
     for n in (2, 3):
         assert f"background-pretrain/subtask_{n}_ents/test.jsonl" in body
+
+
+def test_run_facets_select_every_record_of_the_released_suite_files() -> None:
+    """On the released KITMUS suite (every variant, 2 to 4 entities, the test split's
+    jsonlines): the facets run_facets gives a file are those of every record read from it, so
+    the run page's browse link selects exactly the run's file."""
+    from refbench.tasks.base import get_task
+    from tests.conftest import OFFICIAL
+
+    root = OFFICIAL / "released"
+    files = sorted(root.glob("*/subtask_*_ents/full-text/test.jsonlines.gz"))
+    if not files:
+        pytest.skip("../shared/data/kitmus-official is absent")
+    task = get_task("kitmus")
+    for f in files:
+        want = task.run_facets(f, root)
+        assert set(want) == {"variant", "entities", "split"}, f
+        records = list(task.web_records(f, task.dataset_kind(f)))
+        assert records and all(r.facets.get(k) == v for r in records  # type: ignore[union-attr]
+                               for k, v in want.items()), f
