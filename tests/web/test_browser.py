@@ -252,7 +252,7 @@ def test_gap_neither_gold(page: Any, tmp_path: Path) -> None:
 
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig
-    from tests.web.test_routes import GAP_HEADER
+    from tests.web.test_analysis import GAP_HEADER
 
     gap = tmp_path / "gap-neither.tsv"
     gap.write_text(GAP_HEADER + "n-1\tMira Holt phoned Dana Reyes because she needed the keys."
