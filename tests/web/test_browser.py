@@ -169,6 +169,11 @@ def test_compare_two_runs_and_filter_to_disagreements(page: Any, base_url: str, 
     assert "disagree=1" in page.url
     assert int(page.inner_text("#matching")) == sum(1 for s in scores if s > 0) <= total
     shot(page, "compare", tmp_path)
+    page.check("form.picker label:has-text('knowledge-match') input")  # a third system
+    page.click("form.picker button")
+    page.wait_for_selector(".significance .per-pair")
+    assert page.locator(".significance td.holm-mcnemar").count() >= 2
+    shot(page, "compare-three", tmp_path)
 
 
 def test_leaderboard_run_and_demo_pages(page: Any, base_url: str, tmp_path: Path) -> None:
@@ -221,3 +226,163 @@ def test_failed_advanced_search_keeps_the_filters(page: Any, base_url: str, app:
     # The failed search's 400 (logged by chromium and htmx) is expected here.
     page.problems[:] = [p for p in page.problems
                         if "status of 400" not in p and "Error Code 400" not in p]
+
+
+def test_compare_significance_on_the_suite(page: Any, base_url: str, app: Any,
+                                           tmp_path: Path) -> None:
+    """Two systems on the KITMUS suite: the bootstrap p at its floor reads "< 0.002"."""
+    from tests.web.test_routes import system_ids
+
+    k = key(app, "kitmus", suite=True)
+    ids = system_ids(app, k)
+    page.goto(f"{base_url}/compare?data={k}&sys={ids['first']}&sys={ids['last']}")
+    page.wait_for_selector(".significance")
+    assert page.inner_text(".significance td.boot-p").strip() == "< 0.002"
+    assert "1.000 / 0.000" in page.inner_text("#matrix")
+    shot(page, "compare-suite", tmp_path)
+    page.click("#matrix td.mcell a >> nth=0")  # the cell's disagreements
+    page.wait_for_selector("#matching")
+    assert "disagree=1" in page.url and "f.entities=2" in page.url
+    assert int(page.inner_text("#matching")) == 2
+
+
+def test_gap_neither_gold(page: Any, tmp_path: Path) -> None:
+    """A GAP "neither" instance shows "neither" as its gold."""
+    from werkzeug.serving import make_server
+
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from tests.web.test_analysis import GAP_HEADER
+
+    gap = tmp_path / "gap-neither.tsv"
+    gap.write_text(GAP_HEADER + "n-1\tMira Holt phoned Dana Reyes because she needed the keys."
+                   "\tshe\t36\tMira Holt\t0\tFALSE\tDana Reyes\t17\tFALSE\thttp://example.org/n-1\n",
+                   encoding="utf-8")
+    app = create_app(ServeConfig(data=[gap], store=tmp_path / "r.sqlite",
+                                 index_dir=tmp_path / "index"))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/data/{key(app, 'gap')}/0")
+        assert page.inner_text(".gold-none .goldmark") == "neither"
+        shot(page, "gap-neither", tmp_path)
+    finally:
+        server.shutdown()
+
+
+def test_run_page_opens_its_subtask_and_counts_within_it(page: Any, base_url: str, app: Any,
+                                                         tmp_path: Path) -> None:
+    cat = app.config["CATALOG"]
+    ds = cat.datasets[key(app, "kitmus", suite=True)]
+    run = next(r for s in cat.systems(ds) for r in s.runs if s.label == "first")
+    page.goto(f"{base_url}/runs/{run.rid}")
+    page.click("#browse-run")
+    page.wait_for_selector("#matching")
+    assert "f.variant=background-pretrain" in page.url
+    shot(page, "run-subtask-list", tmp_path)
+    page.click("#results td.num a >> nth=0")
+    page.wait_for_selector(".instnav .place")
+    assert page.inner_text(".instnav .place").startswith("1 of 2 selected")
+    shot(page, "run-subtask-instance", tmp_path)
+
+
+KITMUS_VARIANTS = ("background-both", "background-inference-charfict-charfict",
+                   "background-inference-charfict-real", "background-inference-charfict-wordfict",
+                   "background-inference-real-charfict", "background-inference-real-wordfict",
+                   "background-train", "background-train-no-noise")
+
+
+def suite_table() -> dict[str, Any]:
+    """A leaderboard table as wide as the released KITMUS suite's: its 8 variants x 2, 3 and 4
+    entities, four systems, every cell with its interval."""
+    from types import SimpleNamespace
+
+    cols = [(v, n) for v in KITMUS_VARIANTS for n in (2, 3, 4)]
+    rows = [{"system": SimpleNamespace(sid=f"s{k}", label=name), "mean": 0.6,
+             "cells": [{"value": 0.5 + 0.01 * j, "ci": (0.412, 0.689), "method": "bootstrap",
+                        "rid": f"r{k}-{j}"} for j in range(len(cols))]}
+            for k, name in enumerate(("knowledge-match-minilm", "bert4coref", "first", "random"))]
+    from refbench.web.views_board import column_blocks
+
+    spans = [(v, 3) for v in KITMUS_VARIANTS]
+    return {"columns": [n for _, n in cols], "rows": rows, "suite": True, "variants": spans,
+            "blocks": column_blocks(spans), "metric": "pronoun accuracy per subtask"}
+
+
+def test_kitmus_leaderboard_fits_a_1366_screen(page: Any, base_url: str, app: Any,
+                                               tmp_path: Path) -> None:
+    """The suite's 24 subtask columns: the page stays within a 1,366 px screen (no page-wide
+    horizontal scroll); the table itself wraps its column groups."""
+    from types import SimpleNamespace
+
+    from flask import render_template
+
+    ds = SimpleNamespace(key=key(app, "kitmus", suite=True), label="kitmus-official/released",
+                         path="/data/kitmus-official/released")
+    with app.test_request_context("/leaderboard"):
+        html = render_template("leaderboard.html",
+                               by_task={"kitmus": [{"ds": ds, "table": suite_table()}]})
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(base_url + "/leaderboard")
+    page.set_content(html)
+    page.wait_for_selector("section.board table")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    # and no table hides columns behind its own scroll bar: every block fits as drawn
+    widths = page.evaluate("[...document.querySelectorAll('.suite-block')]"
+                           ".map(d => [d.scrollWidth, d.clientWidth])")
+    assert len(widths) == 3 and all(sw <= cw for sw, cw in widths), widths
+    assert page.locator("table.suite td.num a").count() == 4 * 24
+    shot(page, "leaderboard-kitmus-1366", tmp_path)
+
+
+def test_home_runs_grouped_and_filtered(page: Any, base_url: str, tmp_path: Path) -> None:
+    page.goto(base_url + "/")
+    assert page.locator(".run-group").count() >= 6
+    shot(page, "home-runs", tmp_path)
+    page.fill("#run-filter", "kitmus first")
+    page.click("form.run-filter button")
+    page.wait_for_selector("#run-counts")
+    assert "runs=kitmus+first" in page.url
+    assert page.locator(".run-group").count() == 2
+    shot(page, "home-runs-filtered", tmp_path)
+
+
+def test_tne_compare_documents(page: Any, base_url: str, app: Any, tmp_path: Path) -> None:
+    from tests.web.test_routes import system_ids
+
+    k = key(app, "tne")
+    ids = system_ids(app, k)
+    page.goto(f"{base_url}/compare?data={k}&sys={ids['adj-backward']}&sys={ids['surface']}")
+    page.wait_for_selector("#doc-significance")
+    assert "permutation p" in page.inner_text("#doc-significance")
+    assert page.locator("tr.doc-row").count() >= 1
+    shot(page, "compare-tne", tmp_path)
+    page.click("tr.doc-row td.iid a >> nth=0")
+    page.wait_for_selector(".tnedoc")
+
+
+def test_tne_demo_without_a_model(page: Any, tmp_path: Path) -> None:
+    """No --tne-model: the chunker and the surface baseline, and the page says so."""
+    pytest.importorskip("spacy")
+    from werkzeug.serving import make_server
+
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    app = create_app(ServeConfig(data=[], store=tmp_path / "r.sqlite",
+                                 index_dir=tmp_path / "index"))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/tne-demo")
+        assert "No TNE model" in page.inner_text("#no-model")
+        page.fill("#demo-text", "The roof of the old house in the village collapsed after "
+                                "the storm.")
+        page.click("#enrich")
+        page.click(".tnedoc [data-np='np0']")
+        page.wait_for_selector(".nplinks")
+        assert "the old house" in page.inner_text("#links")
+        shot(page, "tne-demo-baseline", tmp_path)
+    finally:
+        server.shutdown()

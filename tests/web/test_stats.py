@@ -55,3 +55,35 @@ def test_wilson_interval() -> None:
     low, high = wilson_interval(2, 3) or (0.0, 0.0)
     assert (round(low, 3), round(high, 3)) == (0.208, 0.939)
     assert wilson_interval(0, 0) is None
+
+
+def test_bootstrap_p_at_its_floor_reads_below_two_over_b() -> None:
+    from refbench.web.templating import bootstrap_pvalue
+
+    r = paired_test([1] * 50, [0] * 50, resamples=1000)
+    assert r is not None and bootstrap_pvalue(r.bootstrap_p, r.resamples) == "< 0.002"
+    assert bootstrap_pvalue(2 / 201, 200) == "< 0.01"
+    assert bootstrap_pvalue(0.0312, 1000) == "0.0312"
+    assert bootstrap_pvalue(None, 1000) == "–"
+
+
+def test_holm_leaves_untested_pairs_out_of_the_family() -> None:
+    from refbench.web.stats import holm
+
+    assert holm([0.01, None, 0.04]) == [pytest.approx(0.02), None, pytest.approx(0.04)]
+    assert holm([None]) == [None]
+
+
+def test_paired_means_test_on_document_scores() -> None:
+    from refbench.web.stats import paired_means_test
+
+    a = [0.9, 0.8, 0.7, 0.95, 0.85, 0.6, 0.75, 0.9]
+    b = [0.5, 0.6, 0.4, 0.7, 0.6, 0.3, 0.5, 0.6]
+    r = paired_means_test(a, b)
+    assert r is not None and r.diff == pytest.approx(sum(a) / 8 - sum(b) / 8)
+    assert 0 < r.diff_low < r.diff < r.diff_high
+    # every difference is positive: the exact sign-flip test (2**8 flips) gives 2 / 256
+    assert r.permutation_p == pytest.approx(2 / 256)
+    same = paired_means_test([0.5, 0.5], [0.5, 0.5])
+    assert same is not None and same.permutation_p == 1.0 and same.bootstrap_p == 1.0
+    assert paired_means_test([], []) is None

@@ -314,6 +314,16 @@ class Task:
 
         return {"v": choice_view(payload)}
 
+    #: Two facet names (rows, columns) for compare's matrix of paired tests per subtask
+    #: (KITMUS: variant x entities); None: no matrix.
+    compare_matrix: tuple[str, str] | None = None
+
+    def run_facets(self, data: Path, root: Path) -> dict[str, str]:
+        """The facet filter (facet name -> value) that selects, within the folder dataset at
+        ``root``, the instances of a run on the file ``data``: the run page's browse link opens
+        the run's own subtask, not the whole folder. Default: none (the whole dataset)."""
+        return {}
+
     def is_prediction_file(self, path: Path) -> bool:
         """A documents task's own prediction file, found in a ``serve --runs`` folder beside
         run folders and matched to datasets by document ids (TNE predictions JSONL)."""
@@ -331,6 +341,12 @@ class Task:
         """Documents tasks: the scores of a prediction file on a dataset's files, as
         ``evaluate`` gives them, or ``{"error": message}`` when the file does not fit.
         ``stamp`` changes whenever the data files do (results may be cached on it)."""
+        raise UsageError(f"task {self.name!r} has no document predictions")
+
+    def document_scores(self, data: Sequence[Path], predictions: Path, *, stamp: str
+                        ) -> dict[str, float]:
+        """Documents tasks: the headline score of every document (TNE: labeled F1), for
+        compare's paired test over documents; RefbenchError when the file does not fit."""
         raise UsageError(f"task {self.name!r} has no document predictions")
 
     def match_key(self, iid: str) -> str:

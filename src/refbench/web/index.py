@@ -34,7 +34,7 @@ from refbench.web.datasets import Dataset
 from refbench.web.records import Problem, Record, file_records
 from refbench.web.records import facet_names as facet_names
 
-INDEX_VERSION = 8
+INDEX_VERSION = 9
 BATCH = 2000
 Row = tuple[Any, ...]
 

@@ -285,6 +285,21 @@ class Lister:
         has_after = (cursor is not None if backwards else more) and bool(out)
         return out, has_before, has_after
 
+    def position(self, n: int) -> int | None:
+        """Where instance ``n`` stands in this list's order (1-based), None if the list's
+        filters leave it out: the instance page says "12 of 1,190" within the selection."""
+        q = self.query
+        score = _score_sql(len(q.systems)) if q.sort == "disagreement" else "0"
+        sql, args = self._from_where()
+        inner = f"SELECT i.n AS n, ({score}) AS score {sql}"
+        mine = self._run(f"SELECT score FROM ({inner}) WHERE n = ?", [*args, n])
+        if not mine:
+            return None
+        s = mine[0][0]
+        before = self._run(f"SELECT count(*) FROM ({inner}) WHERE score > ? OR "
+                           "(score = ? AND n < ?)", [*args, s, s, n])
+        return int(before[0][0]) + 1
+
     def neighbours(self, n: int) -> tuple[int | None, int | None]:
         """The previous and next instance around ``n`` in this list's order."""
         q = self.query

@@ -47,10 +47,22 @@ def pvalue(p: float | None) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
+def bootstrap_pvalue(p: float | None, resamples: int) -> str:
+    """A bootstrap p-value as far as its resamples resolve it: with B resamples the smallest
+    two-sided p the (k + 1) / (B + 1) count can give is 2 / (B + 1), so a p at that floor reads
+    "< 2/B" (1,000 resamples: "< 0.002"), never a spuriously exact "0.0020"."""
+    if p is None:
+        return "–"
+    if resamples > 0 and p <= 2 / (resamples + 1) * (1 + 1e-9):
+        return f"< {2 / resamples:.10g}"
+    return pvalue(p)
+
+
 def install(app: Flask) -> None:
     app.jinja_env.autoescape = True  # every template, whatever its file name
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.globals.update(with_args=with_args, ENTITY_COLOURS=ENTITY_COLOURS,
                                  CHAIN_COLOURS=CHAIN_COLOURS)
-    app.jinja_env.filters.update(fmt=fmt, pvalue=pvalue)
+    app.jinja_env.filters.update(fmt=fmt, pvalue=pvalue,
+                                 bootstrap_pvalue=bootstrap_pvalue)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, render_template, url_for
 
 from refbench.tasks.base import find_task, get_task, is_documents
 from refbench.web.params import catalog
@@ -38,6 +38,9 @@ def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
             "method": method if ci else None, "rid": run.rid}
 
 
+SUITE_BLOCK_COLUMNS = 9  # subtask columns per leaderboard table (3 KITMUS variants x 3)
+
+
 def _folder_table(ds: Any, systems: list[System]) -> dict[str, Any]:
     """A folder dataset (KITMUS suite): one run per data file, one column per run
     (:meth:`refbench.tasks.base.Task.directory_cell`), the task's first leaderboard metric."""
@@ -54,9 +57,27 @@ def _folder_table(ds: Any, systems: list[System]) -> dict[str, Any]:
                      "mean": sum(values) / len(values) if values else None})
     rows.sort(key=lambda r: -(r["mean"] or 0))
     variants = list(dict.fromkeys(v for v, _ in columns))
+    spans = [(v, sum(1 for c in columns if c[0] == v)) for v in variants]
     return {"columns": [n for _, n in columns], "rows": rows, "suite": True,
-            "variants": [(v, sum(1 for c in columns if c[0] == v)) for v in variants],
+            "variants": spans, "blocks": column_blocks(spans),
             "metric": task.directory_caption}
+
+
+def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
+                  ) -> list[dict[str, Any]]:
+    """The column groups (variant, number of columns) cut into blocks of at most ``width``
+    columns, never splitting a group: the released KITMUS suite's 24 subtask columns in one
+    table are 1,600 px wide, so the leaderboard draws one table per block, one under the other,
+    and fits a 1,366 px screen."""
+    blocks: list[dict[str, Any]] = []
+    start = 0
+    for variant, span in spans:
+        if not blocks or blocks[-1]["end"] - blocks[-1]["start"] + span > width:
+            blocks.append({"variants": [], "start": start, "end": start})
+        blocks[-1]["variants"].append((variant, span))
+        blocks[-1]["end"] += span
+        start += span
+    return blocks
 
 
 def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
@@ -129,9 +150,17 @@ def run_page(rid: str) -> str:
         from refbench.web.document_metrics import document_run_metrics
 
         tne = document_run_metrics(ds, run)
+    # A run on one file of a folder dataset (a KITMUS subtask) browses that file's instances:
+    # the task says which facet values select them.
+    subset = get_task(run.task).run_facets(run.data, ds.path) \
+        if ds is not None and ds.is_folder and run.data is not None else {}
+    values: dict[str, Any] = {f"f.{k}": v for k, v in subset.items()}
+    browse = url_for("browse.dataset", key=ds.key, sys=system.sid if system else None,
+                     **values) if ds is not None else None
     plain = {k: v for k, v in metrics.items() if k not in ("provenance", "slices")}
     return render_template(
-        "run.html", run=run, ds=ds, system=system, task_cells=task_cells,
+        "run.html", run=run, ds=ds, system=system, task_cells=task_cells, browse=browse,
+        subset=subset,
         slices=metrics.get("slices") or {}, tne=tne,
         metrics_json=json.dumps(plain, indent=2, ensure_ascii=False, default=str),
         provenance_json=json.dumps(metrics.get("provenance") or {}, indent=2,

@@ -38,9 +38,14 @@ def home() -> str:
                 n = idx.count(db)
         rows.append({"ds": ds, "n": n, "indexed": current,
                      "systems": len(cat.systems(ds))})
-    runs = sorted(cat.runs(), key=lambda r: (r.created, r.rid), reverse=True)
-    return render_template("home.html", datasets=rows, runs=runs,
-                           run_datasets={r.rid: cat.dataset_of(r) for r in runs},
+    from refbench.web.run_groups import group_runs
+
+    runs = cat.runs()
+    wanted = request.args.get("runs", "")
+    groups = group_runs(cat, runs, wanted)
+    return render_template("home.html", datasets=rows, runs=runs, run_groups=groups,
+                           run_filter=wanted,
+                           shown=sum(g.n_runs for g in groups),
                            skipped=cat.skipped + cat.run_problems,
                            store=cat.config.store)
 
@@ -113,11 +118,14 @@ def instance(key: str, n: int) -> str:
     item = _instance(ds, n)
     payload = item["payload"]
     with connect(ds) as db:
-        prev_n, next_n = Lister(db, query).neighbours(n)
+        lister = Lister(db, query)
+        prev_n, next_n = lister.neighbours(n)
         outputs = outputs_for(db, n, [s.sid for s in systems])
         total = idx.count(db)
+        place = _place(lister, n, total)
     context: dict[str, Any] = {"ds": ds, "item": item, "p": payload, "prev_n": prev_n,
-                               "next_n": next_n, "total": total, "systems": systems,
+                               "next_n": next_n, "total": total, "place": place,
+                               "systems": systems,
                                "all_systems": catalog().systems(ds), "query": query}
     task = get_task(ds.task)
     selected = {s.sid: outputs[s.sid] for s in systems if s.sid in outputs}
@@ -127,6 +135,15 @@ def instance(key: str, n: int) -> str:
         context["answers"] = system_answers(payload, systems, outputs)
         context["twin"] = _twin(ds, item)
     return render_template(task.instance_template, **context)
+
+
+def _place(lister: Lister, n: int, total: int) -> dict[str, int] | None:
+    """The instance's position within a filtered list and the list's size ("12 of 1,190"),
+    None when the list is the whole dataset (the page then says "instance n of total")."""
+    selection = lister.count()
+    if selection == total:
+        return None
+    return {"position": lister.position(n) or 0, "selection": selection}
 
 
 @bp.route("/data/<key>/<int:n>/np/<np_id>")

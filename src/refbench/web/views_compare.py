@@ -11,15 +11,22 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
-from refbench.tasks.base import is_documents
+from refbench.tasks.base import get_task, is_documents
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
+from refbench.web.matrix import compare_matrix
 from refbench.web.params import catalog, connect, dataset_or_404, int_arg, list_query
 from refbench.web.predictions import correctness_columns, ensure_system, system_signature
 from refbench.web.query import BadQuery, Lister
 from refbench.web.records import facet_labels
 from refbench.web.runs import System
-from refbench.web.stats import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, paired_test, wilson_interval
+from refbench.web.stats import (
+    BOOTSTRAP_RESAMPLES,
+    DEFAULT_SEED,
+    holm,
+    paired_test,
+    wilson_interval,
+)
 
 bp = Blueprint("compare", __name__)
 
@@ -92,9 +99,11 @@ def compare() -> str:
     if len(systems) < 2:
         return render_template("compare.html", ready=False, **context)
     if is_documents(ds.task):
+        from refbench.web.compare_documents import document_comparison
         from refbench.web.document_metrics import document_run_metrics
 
         context["scores"] = {s.sid: document_run_metrics(ds, s.runs[0]) for s in systems}
+        context.update(document_comparison(ds, systems))
         return render_template("compare_documents.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
     with connect(ds) as db:
@@ -104,7 +113,10 @@ def compare() -> str:
                                                   before=request.args.get("before"))
         matching = lister.count()
         total = idx.count(db)
-    context.update(ready=True, slices=slices, rows=rows, has_before=has_before,
+        axes = get_task(ds.task).compare_matrix
+        matrix = compare_matrix(db, axes[0], axes[1], systems[0].sid, systems[1].sid) \
+            if axes and set(axes) <= set(idx.facet_names(ds.task)) else None
+    context.update(matrix=matrix, ready=True, slices=slices, rows=rows, has_before=has_before,
                    has_after=has_after, matching=matching, total=total, query=query,
                    facet_labels=facet_labels(ds.task),
                    pairs=list(combinations(systems, 2)))
@@ -122,10 +134,15 @@ def significance() -> str:
     resamples = int_arg("resamples", BOOTSTRAP_RESAMPLES, low=100, high=20000)
     seed = int_arg("seed", DEFAULT_SEED, low=0, high=2**31 - 1)
     path = str(catalog().index.ensure(ds))
-    results = []
+    results: list[dict[str, Any]] = []
     for a, b in combinations(systems, 2):
         stamp = (system_signature(a), system_signature(b))
         results.append({"a": a, "b": b,
                         "r": _paired(path, a.sid, b.sid, stamp, resamples, seed)})
+    tested = [item["r"] for item in results]
+    for name in ("mcnemar_p", "bootstrap_p"):
+        adjusted = holm([None if r is None else r[name] for r in tested])
+        for item, value in zip(results, adjusted, strict=True):
+            item[f"holm_{name}"] = value
     return render_template("_significance.html", results=results, resamples=resamples,
-                           seed=seed, ds=ds)
+                           seed=seed, ds=ds, several=len(results) > 1)

@@ -1,5 +1,6 @@
 """The TNE demo: type or paste a text, see it chunked into NPs and enriched with the
-preposition links of the ``--tne-model`` model, in the same document view as the datasets."""
+preposition links of the ``--tne-model`` model, in the same document view as the datasets;
+without a model (or when asked), the links of one of the paper's deterministic baselines."""
 
 from __future__ import annotations
 
@@ -32,17 +33,37 @@ def _enrich(model_dir: str, text: str) -> dict[str, Any]:
     return {"nps": nps, "relations": relations}
 
 
+@lru_cache(maxsize=32)
+def _baseline(name: str, text: str) -> dict[str, Any]:
+    from refbench.tasks.tne.chunker import nlp
+    from refbench.tasks.tne.demo_baselines import baseline_enrich
+
+    return baseline_enrich(text, nlp(), name)
+
+
 @bp.route("/tne-demo")
 def tne_demo() -> str:
+    from refbench.tasks.tne.demo_baselines import DEFAULT_BASELINE, DEMO_BASELINES
+
     text = request.args.get("text", "")
     model = current_app.config.get("TNE_MODEL")
     enricher = current_app.config.get("ENRICHER")
+    has_model = enricher is not None or model is not None
+    baseline = request.args.get("baseline") or ("" if has_model else DEFAULT_BASELINE)
+    if baseline and baseline not in DEMO_BASELINES:
+        raise BadQuery(f"baseline must be one of {', '.join(DEMO_BASELINES)}")
     context: dict[str, Any] = {"text": text, "model": model, "doc": None, "p": None,
-                               "available": enricher is not None or model is not None}
+                               "available": has_model, "baseline": baseline,
+                               "baselines": DEMO_BASELINES}
     if len(text) > MAX_CHARS:
         raise BadQuery(f"the demo takes up to {MAX_CHARS} characters, got {len(text)}")
-    if text.strip() and (enricher is not None or model is not None):
-        enriched = enricher(text) if enricher is not None else _enrich(str(model), text)
+    if text.strip():
+        if baseline:
+            enriched = _baseline(baseline, text)
+        elif enricher is not None:
+            enriched = enricher(text)
+        else:
+            enriched = _enrich(str(model), text)
         payload = demo_payload(text, enriched)
         context["p"] = payload
         context["doc"] = tne_view(payload, request.args.get("np"), {})

@@ -10,6 +10,7 @@ from typing import Any
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
+from refbench.tasks.index_records import Problem, Record
 
 
 class GapTask(Task):
@@ -31,6 +32,22 @@ class GapTask(Task):
 
     def sniff(self, head: FileHead) -> bool:
         return head.name.endswith(".tsv") and "Pronoun" in head.tsv_columns()
+
+    def web_records(self, path: Path, kind: str) -> Iterator[Record | Problem]:
+        """Choice records, with GAP's answer when it is no candidate: "neither" (A-coref and
+        B-coref both FALSE, about 10% of GAP) is a real gold label, so the page shows it
+        (``gold_text``) instead of "no gold answer"; both TRUE reads "both A and B"."""
+        from refbench.formats.gap_tsv import read_gap
+        from refbench.tasks.index_records import choice_record
+
+        flags = {row.id: (row.a_coref, row.b_coref) for row in read_gap(path)}
+        for inst in self.read_choices(path):
+            record = choice_record(inst, self.facet_values(inst))
+            if inst.gold is None and inst.id in flags:
+                text = "both A and B" if all(flags[inst.id]) else "neither"
+                record.gold_label = text
+                record.payload["gold_text"] = text
+            yield record
 
     def read_choices(self, path: Path, *, options: dict[str, Any] | None = None,
                      on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:

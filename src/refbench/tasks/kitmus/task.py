@@ -38,6 +38,7 @@ class KitmusTask(Task):
     facets = (("split", "split"), ("variant", "variant"), ("entities", "entities"),
               ("pronoun", "pronoun class"), ("answer_position", "answer position"))
     instance_template = "instance_kitmus.html"
+    compare_matrix = ("variant", "entities")
     leaderboard_columns = (("pronoun_accuracy", "pronoun accuracy"),
                            ("antecedent_f1", "antecedent F1"), ("accuracy", "choice accuracy"))
     study_kinds = (("kitmus-validation", "refbench.studies.kitmus:KitmusValidation"),)
@@ -79,6 +80,28 @@ class KitmusTask(Task):
 
         return path.is_dir() and any(p.is_dir() and SUBTASK_DIR.match(p.name)
                                      for p in path.glob("*/subtask_*_ents"))
+
+    def run_facets(self, data: Path, root: Path) -> dict[str, str]:
+        """``<variant>/subtask_<n>_ents/<split>.jsonl`` under the suite folder: that variant,
+        that number of entities and that split (the facets ``kitmus_facets`` gives records)."""
+        from refbench.tasks.files import split_from_name
+        from refbench.tasks.kitmus.instance import SUBTASK_DIR
+
+        try:
+            parts = data.resolve().relative_to(root.resolve()).parts
+        except ValueError:
+            return {}
+        found: dict[str, str] = {}
+        for k, part in enumerate(parts[:-1]):
+            match = SUBTASK_DIR.match(part)
+            if match:
+                found["entities"] = match.group(1)
+                if k > 0:
+                    found["variant"] = parts[k - 1]
+        split = split_from_name(data)
+        if found and split:
+            found["split"] = split
+        return found
 
     def run_directory(self, path: Path, *, split: str
                       ) -> list[tuple[Path, str, dict[str, Any]]]:

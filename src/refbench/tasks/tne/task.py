@@ -100,6 +100,14 @@ class TneTask(Task):
         return _evaluate(tuple(str(f) for f in data), stamp, str(predictions),
                          (st.st_size, st.st_mtime_ns))
 
+    def document_scores(self, data: Sequence[Path], predictions: Path, *, stamp: str
+                        ) -> dict[str, float]:
+        from refbench.tasks.tne.web_scores import document_scores
+
+        st = predictions.stat()
+        return document_scores(tuple(str(f) for f in data), stamp, str(predictions),
+                               (st.st_size, st.st_mtime_ns))
+
     def dataset_kind(self, path: Path) -> str:
         return "tne"
 

@@ -50,3 +50,27 @@ def document_outputs(payloads: dict[str, dict[str, Any]], predictions: Path
     preds = read_predictions(predictions, docs)
     return {doc_id: {"relations": sorted([a, c, p] for (a, c), p in pred.relations.items())}
             for doc_id, pred in preds.items()}
+
+
+def labeled_f1_by_document(gold: Any, pred: Any) -> float:
+    """One document's labeled F1 (the headline metric, counted as :func:`evaluate_tne` counts
+    it: a linked pair with a wrong preposition is a false positive and a false negative). A
+    document with no gold link and no predicted link scores 1.0: nothing to find, nothing
+    claimed."""
+    g = gold.relations or {}
+    p = pred.relations if pred is not None else {}
+    tp = sum(1 for pair, prep in p.items() if pair in g and prep in g[pair])
+    fp = len(p) - tp
+    fn = len(g) - tp
+    return 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+@lru_cache(maxsize=64)
+def document_scores(data: tuple[str, ...], data_stamp: str, pred: str,
+                    stamp: tuple[int, int]) -> dict[str, float]:
+    """Labeled F1 of every document of the dataset (no prediction: predicting nothing)."""
+    from refbench.tasks.tne.predictions import read_predictions
+
+    docs = _documents(data, data_stamp)
+    preds = read_predictions(pred, {d.id: d for d in docs})
+    return {d.id: labeled_f1_by_document(d, preds.get(d.id)) for d in docs}
