@@ -159,7 +159,9 @@ def file_cases() -> list[Case]:
                 continue
             actual, make = build(name, valid)
             if cause == "folder instead of a file" and "dir-ok" in options:
-                fragment = "no gold files"  # a folder is read as a suite
+                # a gold folder is read as a suite; a folder to run on must be one a task runs on
+                fragment = ("not a folder of data that refbench runs on whole"
+                            if slot.startswith(("run-", "export-")) else "no gold files")
             elif cause == "folder instead of a file" and "run-folder" in options:
                 fragment = "no metrics.json"  # a folder is read as a run folder
             elif cause == "not UTF-8" and "lenient-utf8" in options:

@@ -188,6 +188,7 @@ def test_cross_encoder_evidence_is_highlighted(client: Any, app: Any, world: Any
 
     class FakeModel:
         name, batch_size = "cross-encoder", 8
+        LM_EVAL_HASHES = False
 
         def fingerprint(self) -> str:
             return "fake-cross-encoder"
