@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 BOOTSTRAP_RESAMPLES = 1000
 DEFAULT_SEED = 0
@@ -41,7 +42,6 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
                 seed: int = DEFAULT_SEED) -> PairedResult | None:
     """Both tests on per-instance correctness (1/0) of two systems; None without instances."""
     import numpy as np
-    from scipy.stats import bootstrap
     from statsmodels.stats.contingency_tables import mcnemar
 
     if len(a) != len(b):
@@ -61,14 +61,7 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
         low = high = diff
         p_boot = 1.0
     else:
-        res = bootstrap((x, y), _mean_difference, paired=True, vectorized=True,
-                        n_resamples=resamples, method="percentile", confidence_level=0.95,
-                        batch=50, rng=np.random.default_rng(seed))
-        dist = res.bootstrap_distribution
-        low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-        # Two-sided, with the usual +1 so a finite number of resamples never claims p = 0.
-        tail = min(int(np.sum(dist <= 0)), int(np.sum(dist >= 0)))
-        p_boot = float(min(1.0, 2 * (tail + 1) / (len(dist) + 1)))
+        low, high, p_boot = _paired_bootstrap(x, y, resamples=resamples, seed=seed)
     return PairedResult(n=n, both_correct=both, only_a=only_a, only_b=only_b, both_wrong=neither,
                         accuracy_a=float(x.mean()), accuracy_b=float(y.mean()),
                         mcnemar_p=p_mcnemar, diff=diff, diff_low=low, diff_high=high,
@@ -79,6 +72,24 @@ def _mean_difference(x: object, y: object, axis: int = -1) -> object:
     import numpy as np
 
     return np.mean(x, axis=axis) - np.mean(y, axis=axis)  # type: ignore[call-overload]
+
+
+
+def _paired_bootstrap(x: Any, y: Any, *, resamples: int, seed: int
+                      ) -> tuple[float, float, float]:
+    """The seeded paired bootstrap of mean(x) - mean(y): its 95% percentile interval and a
+    two-sided p, with the usual +1 so a finite number of resamples never claims p = 0."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    res = bootstrap((x, y), _mean_difference, paired=True, vectorized=True,
+                    n_resamples=resamples, method="percentile", confidence_level=0.95,
+                    batch=50, rng=np.random.default_rng(seed))
+    dist = res.bootstrap_distribution
+    tail = min(int(np.sum(dist <= 0)), int(np.sum(dist >= 0)))
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high),
+            float(min(1.0, 2 * (tail + 1) / (len(dist) + 1))))
+
 
 
 @dataclass(frozen=True)
@@ -103,7 +114,7 @@ def paired_means_test(a: Sequence[float], b: Sequence[float], *,
     accuracies) and a sign-flip permutation test of it (SciPy ``permutation_test``, paired
     samples). None without units."""
     import numpy as np
-    from scipy.stats import bootstrap, permutation_test
+    from scipy.stats import permutation_test
 
     if len(a) != len(b):
         raise ValueError("paired score columns must have the same length")
@@ -117,13 +128,7 @@ def paired_means_test(a: Sequence[float], b: Sequence[float], *,
         low = high = diff
         p_boot = p_perm = 1.0
     else:
-        res = bootstrap((x, y), _mean_difference, paired=True, vectorized=True,
-                        n_resamples=resamples, method="percentile", confidence_level=0.95,
-                        batch=50, rng=np.random.default_rng(seed))
-        dist = res.bootstrap_distribution
-        low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-        tail = min(int(np.sum(dist <= 0)), int(np.sum(dist >= 0)))
-        p_boot = float(min(1.0, 2 * (tail + 1) / (len(dist) + 1)))
+        low, high, p_boot = _paired_bootstrap(x, y, resamples=resamples, seed=seed)
         perm = permutation_test((x, y), _mean_difference, permutation_type="samples",
                                 vectorized=True, n_resamples=resamples,
                                 alternative="two-sided", rng=np.random.default_rng(seed))
