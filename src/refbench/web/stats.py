@@ -74,7 +74,6 @@ def _mean_difference(x: object, y: object, axis: int = -1) -> object:
     return np.mean(x, axis=axis) - np.mean(y, axis=axis)  # type: ignore[call-overload]
 
 
-
 def _paired_bootstrap(x: Any, y: Any, *, resamples: int, seed: int
                       ) -> tuple[float, float, float]:
     """The seeded paired bootstrap of mean(x) - mean(y): its 95% percentile interval and a
@@ -89,7 +88,6 @@ def _paired_bootstrap(x: Any, y: Any, *, resamples: int, seed: int
     tail = min(int(np.sum(dist <= 0)), int(np.sum(dist >= 0)))
     return (float(res.confidence_interval.low), float(res.confidence_interval.high),
             float(min(1.0, 2 * (tail + 1) / (len(dist) + 1))))
-
 
 
 @dataclass(frozen=True)
