@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -70,18 +70,15 @@ class ScriptedChat:
         return 200, {"choices": [{"message": {"role": "assistant", "content": text}}]}
 
 
-@pytest.fixture
-def chat_server() -> Iterator[tuple[str, ScriptedChat]]:
-    script = ScriptedChat()
+def json_server(answer: Callable[[str, dict[str, Any]], tuple[int, Any]]
+                ) -> ThreadingHTTPServer:
+    """A scripted JSON-over-HTTP server on a free loopback port, serving in a daemon thread:
+    ``answer(path, body)`` gives each POST's status and JSON payload."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", 0))
-            body = json.loads(self.rfile.read(length))
-            if self.path != "/v1/chat/completions":
-                status, payload = 404, {"error": "not found"}
-            else:
-                status, payload = script.reply(body)
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            status, payload = answer(self.path, body)
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -93,8 +90,20 @@ def chat_server() -> Iterator[tuple[str, ScriptedChat]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def chat_server() -> Iterator[tuple[str, ScriptedChat]]:
+    script = ScriptedChat()
+
+    def answer(path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if path != "/v1/chat/completions":
+            return 404, {"error": "not found"}
+        return script.reply(body)
+
+    server = json_server(answer)
     stopped = threading.Event()
 
     def stop() -> None:

@@ -6,11 +6,9 @@ by one token (the alignment probe), and a real llama.cpp server (llama-cpp-pytho
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ from refbench.core.errors import RefbenchError
 from refbench.models.base import build_model
 from refbench.models.llm_server import PROBE as PROBE_PAIR
 from refbench.tasks.choices import read_choices
-from tests.models.conftest import DATA
+from tests.models.conftest import DATA, json_server
 
 PROBE = "".join(PROBE_PAIR)
 COUNT = ", ".join(map(str, range(1, 100)))
@@ -86,22 +84,7 @@ class Scripted:
 def scripted() -> Iterator[tuple[str, Scripted]]:
     script = Scripted()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            status, payload = script.answer(self.path, body)
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = json_server(script.answer)
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", script
     finally:
