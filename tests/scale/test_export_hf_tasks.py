@@ -48,8 +48,9 @@ def test_every_task_brings_its_card() -> None:
         assert re.fullmatch(r"[a-z0-9.-]+", card.license), (task.name, card.license)
         assert task.citation and task.source and task.pretty_name, task.name
         assert card.annotations_creators and card.source_datasets, task.name
-        if task.bibtex:
-            assert task.bibtex.startswith("@") and task.bibtex.rstrip().endswith("}")
+        # One BibTeX per task, read by both exports (the Hub card and the lm-eval README).
+        assert task.bibtex.startswith("@") and task.bibtex.rstrip().endswith("}"), task.name
+        assert task.bibtex.count("{") == task.bibtex.count("}"), task.name
 
 
 def test_the_export_layer_names_no_task() -> None:

@@ -156,7 +156,7 @@ def _yaml_group(group: str, tasks: Sequence[str]) -> str:
 def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
             model_args: str) -> str:
     from refbench import __version__
-    from refbench.tasks.citations import citation
+    from refbench.tasks.base import get_task
     from refbench.tasks.kitmus.datasheet import refbench_bibtex
 
     first = rows[0]["task"] if group is None else group
@@ -169,7 +169,7 @@ def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
     lines += [f"| {r['task']} | {r['n']} | {r['file']} | {r['sha256'][:16]} |" for r in rows]
     lines += ["", "## Citation", "", "```bibtex"]
     for kind in sorted({r["kind"] for r in rows}):
-        cite = citation(kind)
+        cite = get_task(kind).bibtex
         if cite:
             lines.append(cite)
     lines += [refbench_bibtex(__version__), "```", ""]

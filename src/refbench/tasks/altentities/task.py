@@ -21,6 +21,13 @@ class AltEntitiesTask(Task):
     licence = "cc-by-sa-3.0"
     citation = ("Hosseini, Radlinski, Pareti and Louis. Resolving Indirect Referring Expressions "
                 "for Entity Selection. ACL 2023.")
+    bibtex = """@inproceedings{hosseini-etal-2023-resolving,
+    title = "Resolving Indirect Referring Expressions for Entity Selection",
+    author = "Hosseini, Mohammad Javad and Radlinski, Filip and Pareti, Silvia and
+              Louis, Annie",
+    booktitle = "Proceedings of ACL",
+    year = "2023",
+}"""
     source = "google-research-datasets/AltEntities"
     annotations_creators = ("crowdsourced",)
     card_notes = ("A CC BY-SA 3.0 derivative: share it under the same licence. Recipes and "

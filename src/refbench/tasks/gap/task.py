@@ -21,6 +21,13 @@ class GapTask(Task):
     licence = "apache-2.0"
     citation = ("Webster, Recasens, Axelrod and Baldridge. Mind the GAP: A Balanced Corpus of "
                 "Gendered Ambiguous Pronouns. TACL 2018.")
+    bibtex = """@article{webster-etal-2018-mind,
+    title = "Mind the {GAP}: A Balanced Corpus of Gendered Ambiguous Pronouns",
+    author = "Webster, Kellie and Recasens, Marta and Axelrod, Vera and Baldridge, Jason",
+    journal = "Transactions of the Association for Computational Linguistics",
+    volume = "6",
+    year = "2018",
+}"""
     source = "google-research-datasets/gap-coreference"
     annotations_creators = ("crowdsourced",)
     slice_keys = ("pronoun",)

@@ -13,6 +13,7 @@ from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.hf_parts import HfFolder
 from refbench.tasks.index_records import Problem, Record
+from refbench.tasks.kitmus.datasheet import KITMUS_BIBTEX
 from refbench.tasks.kitmus.instance import CONLL_SUFFIXES as _CONLL
 
 _RUN_KEYS = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antecedent_recall",
@@ -28,6 +29,7 @@ class KitmusTask(Task):
     licence = "mit"
     citation = ("Arodi, Pömsl, Suleman, Trischler, Olteanu and Cheung. The KITMUS Test: "
                 "Evaluating Knowledge Integration from Multiple Sources. ACL 2023.")
+    bibtex = KITMUS_BIBTEX
     source = "refbench kitmus generate"
     annotations_creators = ("machine-generated",)
     sniff_order = 50

@@ -23,6 +23,14 @@ class KnowRefTask(Task):
     citation = ("Emami, Trichelair, Trischler, Suleman, Schulz and Cheung. The KnowRef Coreference "
                 "Corpus: Removing Gender and Number Cues for Difficult Pronominal Anaphora "
                 "Resolution. ACL 2019.")
+    bibtex = """@inproceedings{emami-etal-2019-knowref,
+    title = "The {K}now{R}ef Coreference Corpus: Removing Gender and Number Cues for Difficult
+             Pronominal Anaphora Resolution",
+    author = "Emami, Ali and Trichelair, Paul and Trischler, Adam and Suleman, Kaheer and
+              Schulz, Hannes and Cheung, Jackie Chi Kit",
+    booktitle = "Proceedings of ACL",
+    year = "2019",
+}"""
     source = "aemami1/KnowRef"
     annotations_creators = ("crowdsourced",)
     card_notes = ("The gold answer is the candidate named by `correct_candidate`: in 299 of the "

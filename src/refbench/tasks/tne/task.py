@@ -19,6 +19,13 @@ class TneTask(Task):
     pretty_name = "TNE (Text-based NP Enrichment)"
     licence = "mit"
     citation = "Elazar, Basmov, Goldberg and Tsarfaty. Text-based NP Enrichment. TACL 2022."
+    bibtex = """@article{elazar-etal-2022-text,
+    title = "Text-based {NP} Enrichment",
+    author = "Elazar, Yanai and Basmov, Victoria and Goldberg, Yoav and Tsarfaty, Reut",
+    journal = "Transactions of the Association for Computational Linguistics",
+    volume = "10",
+    year = "2022",
+}"""
     source = "yanaiela/TNE"
     annotations_creators = ("expert-generated",)
     card_notes = ("Span fields are `first_char/last_char/first_token/last_token` (the release's "

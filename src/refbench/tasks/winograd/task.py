@@ -23,6 +23,19 @@ class WinogradTask(Task):
     licence = "unknown"
     citation = ("Levesque, Davis and Morgenstern. The Winograd Schema Challenge. KR 2012; "
                 "Sakaguchi, Le Bras, Bhagavatula and Choi. WinoGrande. AAAI 2020.")
+    bibtex = """@inproceedings{levesque-etal-2012-winograd,
+    title = "The {W}inograd Schema Challenge",
+    author = "Levesque, Hector J. and Davis, Ernest and Morgenstern, Leora",
+    booktitle = "Proceedings of the Thirteenth International Conference on Principles of
+                 Knowledge Representation and Reasoning",
+    year = "2012",
+}
+@inproceedings{sakaguchi-etal-2020-winogrande,
+    title = "{W}ino{G}rande: An Adversarial {W}inograd Schema Challenge at Scale",
+    author = "Sakaguchi, Keisuke and Le Bras, Ronan and Bhagavatula, Chandra and Choi, Yejin",
+    booktitle = "Proceedings of AAAI",
+    year = "2020",
+}"""
     source = "a Winograd Schema Challenge / WinoGrande copy"
     annotations_creators = ("expert-generated",)
     card_notes = "The licence depends on the copy exported: state it before publishing."
