@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from flask import Flask, request
 
-from refbench.tasks.page import CHAIN_COLOURS, ENTITY_COLOURS
+from refbench.tasks.page import ENTITY_COLOURS, chain_class
 
 
 def with_args(**changes: Any) -> str:
@@ -63,6 +63,6 @@ def install(app: Flask) -> None:
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.globals.update(with_args=with_args, ENTITY_COLOURS=ENTITY_COLOURS,
-                                 CHAIN_COLOURS=CHAIN_COLOURS)
+                                 chain_class=chain_class)
     app.jinja_env.filters.update(fmt=fmt, pvalue=pvalue,
                                  bootstrap_pvalue=bootstrap_pvalue)
