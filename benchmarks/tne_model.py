@@ -10,7 +10,12 @@ after an interruption (or cut it into slices with --max-steps). With --eval-only
 as it is (the best epoch so far).
 
     python benchmarks/tne_model.py --out DIR [--head coupled] [--epochs 5] [--threads 1]
-        [--max-steps N] [--eval-only]
+        [--max-steps N] [--eval-only] [--record NAME]
+
+``--record NAME`` gzips the test and OOD predictions (the leaderboard format) to
+``benchmarks/results/NAME/`` and lists them with these figures in
+``benchmarks/results/manifest.json``, so that ``refbench evaluate`` reproduces them without the
+model (see ``recorded.py``).
 """
 
 from __future__ import annotations
@@ -20,16 +25,26 @@ import json
 import time
 from pathlib import Path
 
+from recorded import record, save_gz  # benchmarks/ is on the path when run as a script
 from refbench.tasks.tne.metrics import evaluate_tne
 from refbench.tasks.tne.model import TneModel
-from refbench.tasks.tne.predictions import TnePrediction
+from refbench.tasks.tne.predictions import TnePrediction, to_leaderboard
 from refbench.tasks.tne.read import read_tne
 from refbench.tasks.tne.train import train_tne
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tne"
-PAPER = {"coupled": {"test_labeled_f1": 49.2, "test_p": 60.4, "test_r": 41.5,
-                     "ood_labeled_f1_coupled_large": 34.7},
-         "decoupled": {"test_labeled_f1": 20.1, "test_p": 11.8, "test_r": 68.5}}
+# The paper's test-set rows for the two SpanBERT-base heads: Table 4 (labeled P/R/F1) and
+# Table 6 (links P/R/F1, IPrep-Acc, UPrep-Acc); OOD is reported for coupled-large only (34.7 F1).
+PAPER = {
+    "coupled": {"system": "paper: coupled-base (SpanBERT-base)", "labeled_precision": 60.4,
+                "labeled_recall": 41.5, "labeled_f1": 49.2, "unlabeled_precision": 76.4,
+                "unlabeled_recall": 52.4, "unlabeled_f1": 62.2, "iprep_accuracy": 79.1,
+                "uprep_accuracy": 50.7},
+    "decoupled": {"system": "paper: decoupled-base (SpanBERT-base)", "labeled_precision": 11.8,
+                  "labeled_recall": 68.5, "labeled_f1": 20.1, "unlabeled_precision": 71.1,
+                  "unlabeled_recall": 46.7, "unlabeled_f1": 56.4, "iprep_accuracy": 78.2,
+                  "uprep_accuracy": 59.9}}
+PAPER_OOD_COUPLED_LARGE_F1 = 34.7
 KEYS = ("labeled_precision", "labeled_recall", "labeled_f1", "unlabeled_precision",
         "unlabeled_recall", "unlabeled_f1", "iprep_accuracy", "uprep_accuracy")
 
@@ -45,6 +60,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--max-steps", type=int, default=None)
     ap.add_argument("--eval-only", action="store_true")
+    ap.add_argument("--record", default=None, metavar="NAME")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -69,7 +85,10 @@ def main() -> None:
         "epochs": [{"epoch": e["epoch"], "dev_labeled_f1": round(100 * e["dev_labeled_f1"], 1),
                     "train_hours": round(e["train_seconds"] / 3600, 2),
                     "seconds_per_doc": e["seconds_per_doc"]} for e in cfg["log"]],
-        "paper": PAPER.get(cfg["head"], {}), "model_dir": str(args.out)}
+        "paper": PAPER.get(cfg["head"], {}),
+        "paper_ood_coupled_large_labeled_f1": PAPER_OOD_COUPLED_LARGE_F1,
+        "model_dir": str(args.out)}
+    recorded: dict[str, dict[str, object]] = {}
     for name in ("test", "ood"):
         docs = list(read_tne(DATA / f"{name}.jsonl.gz"))
         start = time.perf_counter()
@@ -82,7 +101,42 @@ def main() -> None:
         if name == "ood":
             result[name]["by_source_labeled_f1"] = {  # type: ignore[index]
                 k: round(100 * v["labeled_f1"], 1) for k, v in r["by_source"].items()}
+        if args.record:
+            lines = "".join(json.dumps(to_leaderboard(d, rel)) + "\n"
+                            for d, (rel, _) in zip(docs, preds, strict=True))
+            recorded[name] = {
+                "task": "tne", "gold": f"tne/{name}.jsonl.gz",
+                "pred": save_gz(lines.encode(), args.record, f"{name}.jsonl.gz"),
+                "expected": {k: round(r[k], 4) for k in KEYS if isinstance(r[k], float)}}
+    if args.record:
+        what = (f"MiniLM-L6 span-pair model, {cfg['head']} head, epoch {cfg['best_epoch']} "
+                f"(selected on dev) of {cfg['epochs_done']} trained, {cfg['epochs']} scheduled")
+        for name, entry in recorded.items():
+            record(f"{args.record}-{name}", {**entry, "model": what})
+        result["recorded"] = f"benchmarks/results/{args.record}"
+    result["side_by_side"] = side_by_side(result, cfg, skip=args.record)
     print(json.dumps(result))
+
+
+def side_by_side(result: dict[str, object], cfg: dict[str, object],
+                 skip: str | None) -> list[dict[str, object]]:
+    """Test rows of both heads beside the paper's: the paper's two base rows, this model, and
+    every other TNE model recorded in benchmarks/results (its figures re-scored there)."""
+    from recorded import MANIFEST
+
+    rows: list[dict[str, object]] = [dict(PAPER["coupled"]), dict(PAPER["decoupled"])]
+    test = result["test"]
+    assert isinstance(test, dict)
+    rows.append({"system": f"refbench: {cfg['head']} (MiniLM-L6, this run, epoch "
+                           f"{cfg['best_epoch']} of {cfg['epochs_done']} trained, "
+                           f"{cfg['epochs']} scheduled)",
+                 **{k: test[k] for k in KEYS}})
+    manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
+    for name, entry in sorted(manifest.items()):
+        if entry.get("gold") == "tne/test.jsonl.gz" and name != f"{skip}-test":
+            rows.append({"system": f"refbench: {entry['model']} (recorded: {name})",
+                         **{k: round(100 * v, 1) for k, v in entry["expected"].items()}})
+    return rows
 
 
 if __name__ == "__main__":
