@@ -62,6 +62,14 @@ def gold0_share(data: list[ChoiceInstance]) -> float:
     return round(sum(1 for x in data if x.gold == 0) / len(data), 4)
 
 
+def answered0_share(predictions: Path) -> float:
+    """How often the model answers candidate 0 (the first-named person): 0.497 would match the
+    test gold; far above or below is a positional rule."""
+    answers = [json.loads(line)["answer"] for line in predictions.read_text().splitlines()
+               if line.strip()]
+    return round(sum(1 for a in answers if a == 0) / len(answers), 4)
+
+
 def main() -> None:
     import torch
 
@@ -117,6 +125,7 @@ def main() -> None:
         "lr": args.lr, "head_lr": args.head_lr, "epochs": args.epochs,
         "test_accuracy": r["accuracy"], "switched_accuracy": r["switched_accuracy"],
         "consistency": r["consistency"], "breakdown": r["breakdown"],
+        "test_answered0_share": answered0_share(out / "test" / "predictions.jsonl"),
         "best_dev_accuracy": cfg["best_dev_accuracy"], "train_minutes": round(minutes, 1),
         "log": cfg["log"], "model_dir": str(out / "model"),
         "published": {"bert": 0.61, "bert_switching": 0.71, "consistency": 0.89}}
