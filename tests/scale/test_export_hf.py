@@ -65,6 +65,7 @@ def test_small_generated_suite_loads_per_subtask(tmp_path: Path) -> None:
                                      split="validation")) == 6
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
 @pytest.mark.parametrize(("files", "task", "splits"), [
     (["knowref/knowref_sample.json"], "knowref", {"knowref_sample": None}),
     (["gap/gap-dev.tsv"], "gap", None),
@@ -73,17 +74,29 @@ def test_small_generated_suite_loads_per_subtask(tmp_path: Path) -> None:
     (["tne/docs.jsonl"], "tne", None),
 ])
 def test_fixture_files_of_every_task_load(tmp_path: Path, files: list[str], task: str,
-                                          splits: object) -> None:
+                                          splits: object, fmt: str) -> None:
     from refbench.export.hf import file_rows
 
     paths = [FIX / f for f in files]
-    summary = _export(*map(str, paths), "--out", str(tmp_path / "hf"))
-    assert summary["task"] == task
+    summary = _export(*map(str, paths), "--out", str(tmp_path / "hf"), "--format", fmt)
+    assert summary["task"] == task and summary["format"] == fmt
     ds = datasets.load_dataset(str(tmp_path / "hf"))
     (split, rows), = ds.items()
     assert [dict(r) for r in rows] == file_rows(paths[0], task, None)
     head = _header(tmp_path / "hf")
     assert head["configs"][0]["data_files"][0]["split"] == split  # type: ignore[index]
+    data_files = sorted(p.name for p in (tmp_path / "hf" / "data").iterdir())
+    assert data_files == [f"{split}.{fmt}"]  # no JSONL left beside the Parquet, no temporary
+
+
+def test_parquet_export_is_byte_identical_when_repeated(tmp_path: Path) -> None:
+    for out in ("a", "b"):
+        _export(str(FIX / "tne" / "docs.jsonl"), "--out", str(tmp_path / out),
+                "--format", "parquet")
+    a, b = sorted((tmp_path / "a").rglob("*.*")), sorted((tmp_path / "b").rglob("*.*"))
+    assert [p.relative_to(tmp_path / "a") for p in a] == [p.relative_to(tmp_path / "b")
+                                                            for p in b]
+    assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a, b, strict=True))
 
 
 @needs_shared(KNOWREF)

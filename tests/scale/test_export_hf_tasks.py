@@ -133,3 +133,16 @@ def test_real_winobias_release_exports_396_per_file(tmp_path: Path) -> None:
     summary = _export(str(one), "--out", str(tmp_path / "one"))
     assert summary["task"] == "winobias" and summary["configs"] == {"default": {"test": 396}}
     assert len(datasets.load_dataset(str(tmp_path / "one"), split="test")) == 396
+
+
+@needs_shared(WINOBIAS)
+def test_real_winobias_release_in_parquet_loads_the_same_rows(tmp_path: Path) -> None:
+    _export(str(WINOBIAS), "--out", str(tmp_path / "jsonl"))
+    summary = _export(str(WINOBIAS), "--out", str(tmp_path / "pq"), "--format", "parquet")
+    assert summary["configs"] == {c: {"dev": 396, "test": 396} for c in WB_CONFIGS}
+    assert not list((tmp_path / "pq").rglob("*.jsonl"))
+    for config in WB_CONFIGS:
+        for split in ("dev", "test"):
+            a = datasets.load_dataset(str(tmp_path / "jsonl"), config, split=split)
+            b = datasets.load_dataset(str(tmp_path / "pq"), config, split=split)
+            assert b.features == a.features and [dict(r) for r in b] == [dict(r) for r in a]

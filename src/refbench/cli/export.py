@@ -22,27 +22,30 @@ def export() -> None:
     "Examples: refbench export hf kitmus-suite --out hf/kitmus  |  refbench export hf "
     "../shared/data/knowref/knowref_test.json --out hf/knowref  |  refbench export hf "
     "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap  |  "
-    "refbench export hf ../shared/data/winobias --out hf/winobias. "
+    "refbench export hf ../shared/data/winobias --out hf/winobias --format parquet. "
     "Then: datasets.load_dataset('hf/kitmus', 'background-pretrain_4ents', split='test')"))
 @click.argument("inputs", type=PATH, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the dataset (and its card).")
 @click.option("--task", default=None, help="Task of the files (inferred when omitted).")
 @click.option("--input", "input_type", default=None,
               help="AltEntities input type: name, infobox, unshown_background, oracle.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
+              show_default=True, help="Data files: JSON Lines, or Parquet written by datasets.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @transactional
 def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
-                  input_type: str | None, as_json: bool) -> None:
+                  input_type: str | None, fmt: str, as_json: bool) -> None:
     """Write a release folder a task takes whole (a KITMUS suite: one config per subtask,
     <variant>_<n>ents; Winogender; WinoBias: one config per type and stereotype) or data files
     of one task (one split each) in the layout Hugging Face datasets loads from a folder or a
-    Hub repo without a loading script: JSONL data files and a README.md dataset card (YAML
-    header with configs, licence, categories and dataset_info; the datasheet as its body).
+    Hub repo without a loading script: JSONL (or Parquet) data files and a README.md dataset
+    card (YAML header with configs, licence, categories and dataset_info; the datasheet as its
+    body).
     """
     from refbench.export.hf import export_hf
 
     reader = {"input_type": input_type} if input_type else None
-    summary = export_hf(list(inputs), out, task=task, reader_options=reader)
+    summary = export_hf(list(inputs), out, task=task, reader_options=reader, fmt=fmt)
     if as_json:
         print_json(summary)
         return

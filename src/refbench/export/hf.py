@@ -1,7 +1,8 @@
 """``refbench export hf``: a suite or data files in the layout Hugging Face ``datasets`` reads
 from a folder or a Hub repository, with no loading script (``datasets`` >= 4 refuses them).
 
-The folder holds JSONL data files and a ``README.md`` dataset card. The card's YAML header
+The folder holds JSONL data files (or Parquet with ``fmt="parquet"``: ``datasets`` writes them,
+with the features of the config's rows) and a ``README.md`` dataset card. The card's YAML header
 declares the configurations (``configs``: ``data_files`` per split, one ``default: true``), the
 licence, the task and size categories and ``dataset_info`` (features and split sizes, inferred
 by ``datasets`` from the rows themselves, so the header always matches the files); its body is
@@ -37,6 +38,7 @@ from refbench.tasks.base import Task
 from refbench.tasks.hf_parts import HfFolder
 
 SPLIT_ORDER = ("train", "validation", "dev", "test", "ood")
+FORMATS = ("jsonl", "parquet")
 Rows = list[dict[str, Any]]
 
 
@@ -105,6 +107,12 @@ class _Config:
         self.files: dict[str, str] = {}  # split -> path in the export
         self.counts: dict[str, int] = {}
         self.rows: Rows = []
+        self.split_rows: dict[str, Rows] = {}
+
+    def add(self, split: str, rel: str, rows: Rows) -> None:
+        self.files[split], self.counts[split] = rel, len(rows)
+        self.split_rows[split] = rows
+        self.rows += rows
 
 
 def _write_rows(out: Path, rel: str, rows: Rows) -> None:
@@ -162,8 +170,7 @@ def export_folder(path: Path, folder: HfFolder, out: Path, task: str,
             _write_rows(out, rel, rows)
             name = part.file.relative_to(path) if part.file.is_relative_to(path) else part.file
             sources[str(name)] = sha256_file(part.file)
-        cfg.files[part.split], cfg.counts[part.split] = rel, len(rows)
-        cfg.rows += rows
+        cfg.add(part.split, rel, rows)
     return list(configs.values()), list(sources.items())
 
 
@@ -185,9 +192,41 @@ def export_files(paths: Sequence[Path], out: Path, task: str | None,
             raise RefbenchError("holds no instances", path=p)
         rel = f"data/{split}.jsonl"
         _write_rows(out, rel, rows)
-        cfg.files[split], cfg.counts[split] = rel, len(rows)
-        cfg.rows += rows
+        cfg.add(split, rel, rows)
     return [cfg], the_task
+
+
+def to_parquet(out: Path, configs: list[_Config]) -> dict[str, str]:
+    """Replace every JSONL data file by a Parquet file of the same rows, written by ``datasets``
+    with one schema per config (the features of all its splits' rows, as ``dataset_info``
+    says); returns {old relative path: new}."""
+    import datasets
+
+    quiet = datasets.utils.are_progress_bars_disabled()
+    datasets.disable_progress_bars()  # one "Creating parquet" bar per file says nothing
+    try:
+        return _to_parquet(out, configs)
+    finally:
+        if not quiet:
+            datasets.enable_progress_bars()
+
+
+def _to_parquet(out: Path, configs: list[_Config]) -> dict[str, str]:
+    import datasets
+
+    renamed: dict[str, str] = {}
+    for cfg in configs:
+        features = datasets.Dataset.from_list(cfg.rows).features
+        for split, rows in cfg.split_rows.items():
+            old = cfg.files[split]
+            new = old[: -len(".jsonl")] + ".parquet"
+            ds = datasets.Dataset.from_list(rows, features=features)
+            tmp = out / (new + ".tmp")
+            ds.to_parquet(str(tmp))
+            tmp.replace(out / new)
+            (out / old).unlink()
+            cfg.files[split] = renamed[old] = new
+    return renamed
 
 
 def card_header(configs: list[_Config], card: Card, licence: str) -> dict[str, Any]:
@@ -246,11 +285,14 @@ def _body(title: str, card: Card, licence: str, configs: list[_Config],
 
 
 def export_hf(inputs: Sequence[Path], out: Path, *, task: str | None = None,
-              reader_options: dict[str, Any] | None = None) -> dict[str, Any]:
+              reader_options: dict[str, Any] | None = None,
+              fmt: str = "jsonl") -> dict[str, Any]:
     """Write the export to ``out``; returns a summary. (The command runs it as one output
     group: on a failure nothing is left half-written.)"""
     if not inputs:
         raise UsageError("give a KITMUS suite folder or data files")
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     from refbench.tasks.base import get_task
 
     if len(inputs) == 1 and inputs[0].is_dir():
@@ -266,8 +308,13 @@ def export_hf(inputs: Sequence[Path], out: Path, *, task: str | None = None,
         card = card_for(get_task(the_task))
         licence, datasheet = card.license, None
         sources = [(p.name, sha256_file(p)) for p in inputs]
+    if fmt == "parquet":
+        renamed = {old.removeprefix("data/"): new.removeprefix("data/")
+                   for old, new in to_parquet(out, configs).items()}
+        sources = [(renamed[name], sha256_file(out / "data" / renamed[name]))
+                   if name in renamed else (name, sha) for name, sha in sources]
     header = card_header(configs, card, licence)
     body = _body(card.pretty_name, card, licence, configs, sources, datasheet)
     write_text_atomic(out / "README.md", render_card(header, body))
-    return {"out": str(out), "task": the_task, "license": licence,
+    return {"out": str(out), "task": the_task, "license": licence, "format": fmt,
             "configs": {c.name: {s: c.counts[s] for s in _ordered(c.counts)} for c in configs}}
