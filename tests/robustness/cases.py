@@ -934,6 +934,18 @@ def _foreign(lm: Path) -> None:
     (lm / "samples_refbench_wsc273_2026-01-01T00-00-00.000000.jsonl").write_text(first + "\n")
 
 
+def _two_models(lm: Path) -> None:
+    """One subtask's samples from another lm-eval run, of another model."""
+    from tests.models.lm_eval_fake import STAMP
+
+    other = "2026-02-02T00-00-00.000000"
+    (lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl").rename(
+        lm / f"samples_{LM_TASKS[0]}_{other}.jsonl")
+    results = json.loads((lm / f"results_{STAMP}.json").read_text())
+    results["config"]["model_args"] = "pretrained=other"
+    (lm / f"results_{other}.json").write_text(json.dumps(results))
+
+
 def lm_eval_suite_cases() -> list[Case]:
     """A folder import must cover every subtask once, with files of that very export."""
     imp = ("results", "import-lm-eval", "--data", "{S}/suite", "--out", "{T}/imp",
@@ -958,6 +970,10 @@ def lm_eval_suite_cases() -> list[Case]:
         Case(id="import-lm-eval folder: a document's doc_hash differs", cause=cause,
              args=(*imp, *_lm_samples(*LM_TASKS)), make=_lm_run(_other_hash),
              fragment="(doc_hash); export the data again"),
+        Case(id="import-lm-eval folder: samples of two lm-eval models", cause=cause,
+             args=(*imp, "{T}/lm/samples_" + LM_TASKS[0] + "_2026-02-02T00-00-00.000000.jsonl",
+                   *_lm_samples(*LM_TASKS[1:])), make=_lm_run(_two_models),
+             fragment="of different lm-eval models"),
         Case(id="import-lm-eval: --allow-missing with a data file", cause=cause,
              args=("results", "import-lm-eval", "{S}/wsc.jsonl", "--data", "{S}/wsc.jsonl",
                    "--out", "{T}/imp", "--no-store", "--allow-missing"),

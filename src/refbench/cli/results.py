@@ -195,7 +195,8 @@ def results_import(source: Path, store: Path | None) -> None:
               help="lm-eval's model_args (default: from the results_*.json).")
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
-@click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the run's metrics (with a folder: its result) as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @transactional
 def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
