@@ -159,3 +159,30 @@ def test_allow_missing_and_renamed_samples(tmp_path: Path,
     assert len(result["cells"]) == 4
     metrics = json.loads(next((tmp_path / "imp2").rglob("metrics.json")).read_text())
     assert metrics["lm_eval"]["model_args"] == "pretrained=fake"
+
+
+def test_serve_shows_the_imported_suite_like_a_native_one(tmp_path: Path) -> None:
+    """`refbench serve` over the suite: the imported lm-eval run is one system with a run per
+    subtask, on the leaderboard and in the comparison with a native suite run."""
+    from refbench.runs.lm_eval_suite import import_lm_eval_folder
+    from refbench.runs.runner import run_suite
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    export_lm_eval(GOLDEN, tmp_path / "tasks")
+    samples = fake_run(tmp_path / "tasks", tmp_path / "lm")
+    with Store(tmp_path / "store.sqlite") as st:
+        import_lm_eval_folder(samples, GOLDEN, tmp_path / "imp", store=st)
+        run_suite("first", GOLDEN, tmp_path / "native", store=st, progress=False)
+    app = create_app(ServeConfig(data=[GOLDEN], store=tmp_path / "store.sqlite",
+                                 index_dir=tmp_path / "index"))
+    cat = app.config["CATALOG"]
+    ds = next(d for d in cat.datasets.values() if d.path == GOLDEN)
+    systems = {s.label: s for s in cat.systems(ds)}
+    assert set(systems) == {"lm-eval:hf", "first"}
+    assert len(systems["lm-eval:hf"].runs) == len(systems["first"].runs) == 4
+    client = app.test_client()
+    board = client.get("/leaderboard")
+    assert board.status_code == 200 and "lm-eval:hf" in board.get_data(as_text=True)
+    compare = client.get(f"/compare?data={ds.key}")
+    assert compare.status_code == 200 and "lm-eval:hf" in compare.get_data(as_text=True)
