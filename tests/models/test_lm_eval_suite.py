@@ -98,7 +98,7 @@ def test_lm_eval_group_run_imports_as_the_native_suite_run(
         [c["pronoun_accuracy"] for c in imported["cells"]]
     with Store(store, readonly=True) as st:
         rows = st.runs()
-    assert sorted(r["model"] for r in rows) == ["lm-eval:hf"] * 4 + ["llm-loglik"] * 4
+    assert sorted(r["model"] for r in rows) == ["llm-loglik"] * 4 + ["lm-eval:hf"] * 4
     assert sorted(r["data"] for r in rows if r["model"] == "lm-eval:hf") == \
         sorted(r["data"] for r in rows if r["model"] == "llm-loglik")
 
