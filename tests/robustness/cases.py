@@ -886,9 +886,104 @@ def silent_cases() -> list[Case]:
     return c
 
 
+# --- import-lm-eval with a suite folder: lm-eval's samples of the exported group -------------
+LM_TASKS = [f"refbench_kitmus_background_{v}_subtask_{n}_ents_test"
+            for v in ("pretrain", "inference_charfict_wordfict") for n in (2, 3)]
+
+
+def _lm_run(change: Callable[[Path], None] | None = None) -> Make:
+    """The support suite exported and lm-eval's samples of its group (made in lm-eval's
+    format, tests.models.lm_eval_fake) in {T}/lm, then ``change`` applied to that folder."""
+    def make(case_dir: Path, support: Path) -> None:
+        from refbench.export.lm_eval import export_lm_eval
+        from tests.models.lm_eval_fake import fake_run
+
+        export_lm_eval(support / "suite", case_dir / "tasks")
+        fake_run(case_dir / "tasks", case_dir / "lm")
+        if change is not None:
+            change(case_dir / "lm")
+    return make
+
+
+def _lm_samples(*tasks: str) -> tuple[str, ...]:
+    from tests.models.lm_eval_fake import STAMP
+
+    return tuple(f"{{T}}/lm/samples_{t}_{STAMP}.jsonl" for t in tasks)
+
+
+def _second_copy(lm: Path) -> None:
+    from tests.models.lm_eval_fake import STAMP
+
+    src = lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl"
+    (lm / f"samples_{LM_TASKS[0]}_2026-02-02T00-00-00.000000.jsonl").write_bytes(
+        src.read_bytes())
+
+
+def _other_hash(lm: Path) -> None:
+    from tests.models.lm_eval_fake import STAMP
+
+    path = lm / f"samples_{LM_TASKS[1]}_{STAMP}.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[1]["doc_hash"] = "0" * 64
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _foreign(lm: Path) -> None:
+    """Samples of another task (one document of a subtask: no subtask's hash either)."""
+    first = sorted(lm.glob("samples_*"))[0].read_text().splitlines()[0]
+    (lm / "samples_refbench_wsc273_2026-01-01T00-00-00.000000.jsonl").write_text(first + "\n")
+
+
+def _two_models(lm: Path) -> None:
+    """One subtask's samples from another lm-eval run, of another model."""
+    from tests.models.lm_eval_fake import STAMP
+
+    other = "2026-02-02T00-00-00.000000"
+    (lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl").rename(
+        lm / f"samples_{LM_TASKS[0]}_{other}.jsonl")
+    results = json.loads((lm / f"results_{STAMP}.json").read_text())
+    results["config"]["model_args"] = "pretrained=other"
+    (lm / f"results_{other}.json").write_text(json.dumps(results))
+
+
+def lm_eval_suite_cases() -> list[Case]:
+    """A folder import must cover every subtask once, with files of that very export."""
+    imp = ("results", "import-lm-eval", "--data", "{S}/suite", "--out", "{T}/imp",
+           "--no-store", "--quiet")
+    cause = "lm-eval samples of a folder"
+    return [
+        Case(id="import-lm-eval folder: a subtask without samples", cause=cause,
+             args=(*imp, *_lm_samples(*LM_TASKS[1:])), make=_lm_run(),
+             fragment=f"/suite: {LM_TASKS[0]}; give --allow-missing"),
+        Case(id="import-lm-eval folder: a subtask without samples, --allow-missing",
+             cause=cause, args=(*imp, *_lm_samples(*LM_TASKS[1:]), "--allow-missing"),
+             make=_lm_run(), code=0, fragment="3 subtasks"),
+        Case(id="import-lm-eval folder: samples of no subtask", cause=cause,
+             args=(*imp, *_lm_samples(*LM_TASKS), "{T}/lm/samples_refbench_wsc273_"
+                   "2026-01-01T00-00-00.000000.jsonl"),
+             make=_lm_run(_foreign),
+             fragment="match no subtask of"),
+        Case(id="import-lm-eval folder: two samples files for one subtask", cause=cause,
+             args=(*imp, *_lm_samples(*LM_TASKS), "{T}/lm/samples_" + LM_TASKS[0]
+                   + "_2026-02-02T00-00-00.000000.jsonl"),
+             make=_lm_run(_second_copy), fragment=f"two samples files for subtask {LM_TASKS[0]}"),
+        Case(id="import-lm-eval folder: a document's doc_hash differs", cause=cause,
+             args=(*imp, *_lm_samples(*LM_TASKS)), make=_lm_run(_other_hash),
+             fragment="(doc_hash); export the data again"),
+        Case(id="import-lm-eval folder: samples of two lm-eval models", cause=cause,
+             args=(*imp, "{T}/lm/samples_" + LM_TASKS[0] + "_2026-02-02T00-00-00.000000.jsonl",
+                   *_lm_samples(*LM_TASKS[1:])), make=_lm_run(_two_models),
+             fragment="of different lm-eval models"),
+        Case(id="import-lm-eval: --allow-missing with a data file", cause=cause,
+             args=("results", "import-lm-eval", "{S}/wsc.jsonl", "--data", "{S}/wsc.jsonl",
+                   "--out", "{T}/imp", "--no-store", "--allow-missing"),
+             fragment="--allow-missing is for a folder"),
+    ]
+
+
 def all_cases() -> list[Case]:
     cases = [*file_cases(), *output_cases(), *shape_cases(), *number_cases(),
-             *model_arg_cases(), *silent_cases()]
+             *model_arg_cases(), *silent_cases(), *lm_eval_suite_cases()]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

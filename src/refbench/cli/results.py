@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -172,12 +173,21 @@ def results_import(source: Path, store: Path | None) -> None:
 
 
 @results.command("import-lm-eval", context_settings=CONTEXT, epilog=(
-    "Example: refbench results import-lm-eval out/hf/samples_refbench_wsc273_*.jsonl --data "
+    "Examples: refbench results import-lm-eval out/hf/samples_refbench_wsc273_*.jsonl --data "
     "wsc273.jsonl --out runs/lm-eval-wsc273 --json  (lm_eval ... --log_samples --output_path "
-    "out wrote the samples)"))
+    "out wrote the samples)  |  refbench results import-lm-eval out/hf/samples_*.jsonl --data "
+    "kitmus-suite --out runs/lm-eval-kitmus  (every subtask of the group refbench export "
+    "lm-eval --data kitmus-suite wrote; a suite run folder, as refbench run --data "
+    "kitmus-suite writes)"))
 @click.argument("samples", type=PATH, nargs=-1, required=True)
 @click.option("--data", type=PATH, required=True,
-              help="The data file the lm-eval task was exported from.")
+              help="The data file, or the folder (KITMUS suite, release folder), the lm-eval "
+                   "task or group was exported from.")
+@click.option("--split", default="test", show_default=True,
+              help="With a folder: the split that was exported.")
+@click.option("--allow-missing", is_flag=True,
+              help="With a folder: import the subtasks that have a samples file, even if "
+                   "some have none (they are listed in the result).")
 @click.option("--out", type=OUT_DIR, required=True, help="Run folder to write.")
 @click.option("--model", "model", default=None,
               help="lm-eval's model (default: from the results_*.json beside the samples).")
@@ -185,27 +195,48 @@ def results_import(source: Path, store: Path | None) -> None:
               help="lm-eval's model_args (default: from the results_*.json).")
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
-@click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the run's metrics (with a folder: its result) as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @transactional
-def results_import_lm_eval(samples: tuple[Path, ...], data: Path, out: Path,
-                           model: str | None, model_args: str | None, store: Path | None,
-                           no_store: bool, as_json: bool) -> None:
+def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
+                           allow_missing: bool, out: Path, model: str | None,
+                           model_args: str | None, store: Path | None, no_store: bool,
+                           as_json: bool, quiet: bool) -> None:
     """Make a refbench run from lm-eval's per-sample log (--log_samples): predictions with
     per-candidate log-likelihoods, metrics, and a store row naming lm-eval's model, model_args
-    and version, so reports, slices, intervals and comparisons apply to lm-eval runs."""
+    and version, so reports, slices, intervals and comparisons apply to lm-eval runs. With a
+    folder as --data, give the samples file of every subtask of the exported group
+    (samples_<task>_<time>.jsonl): the result is the suite run folder refbench run --data
+    FOLDER writes, one run (and store row) per subtask."""
+    from refbench.core.errors import UsageError
     from refbench.core.inputs import check_input_file
     from refbench.runs.lm_eval_import import import_lm_eval
     from refbench.runs.store import Store
 
-    for p in (*samples, data):
+    folder = data.is_dir()
+    if not folder and allow_missing:
+        raise UsageError("--allow-missing is for a folder as --data")
+    for p in samples if folder else (*samples, data):
         check_input_file(p)
     st = None if no_store else Store(store)
     try:
-        metrics = import_lm_eval(samples, data, out, store=st, model=model,
-                                 model_args=model_args)
+        if folder:
+            from refbench.runs.lm_eval_suite import import_lm_eval_folder
+
+            result = import_lm_eval_folder(samples, data, out, split=split, store=st,
+                                           model=model, model_args=model_args,
+                                           allow_missing=allow_missing,
+                                           progress=not quiet and not as_json)
+        else:
+            metrics = import_lm_eval(samples, data, out, store=st, model=model,
+                                     model_args=model_args)
     finally:
         if st is not None:
             st.close()
+    if folder:
+        _print_folder_import(result, as_json)
+        return
     if as_json:
         print_json(metrics)
         return
@@ -214,3 +245,17 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, out: Path,
     click.echo(f"imported lm-eval {lm['model']} on {data}: {metrics['n']} instances, accuracy "
                f"{acc}" + (f", run {metrics['run_id']}" if "run_id" in metrics else "")
                + f" ({out})")
+
+
+def _print_folder_import(result: dict[str, Any], as_json: bool) -> None:
+    """What ``refbench run --data FOLDER`` prints for the imported folder run."""
+    from refbench.report.text import suite_run_text
+
+    if as_json:
+        print_json(result)
+        return
+    missing = result["lm_eval"]["missing"]
+    if missing:
+        click.secho(f"WARNING: no samples for {len(missing)} subtasks: {', '.join(missing)}",
+                    err=True, fg="yellow", bold=True)
+    click.echo(suite_run_text(result))

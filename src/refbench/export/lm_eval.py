@@ -25,12 +25,13 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import sha256_file, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.llm import SMOLLM2_FILE, scoring_requests, smollm2_dir
+from refbench.tasks.base import Task, all_tasks
 from refbench.tasks.choices import infer_task, read_choices
 
 PREFIX = "refbench_"
@@ -108,19 +109,35 @@ def task_name(text: str) -> str:
     return PREFIX + re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
 
 
+class FolderTask(NamedTuple):
+    """One subtask of a folder export: its lm-eval task name, and the (gold file, output
+    subfolder, labels) that ``Task.run_directory`` gives ``refbench run`` for it."""
+
+    name: str
+    gold: Path
+    sub: str
+    labels: dict[str, Any]
+
+
+def folder_tasks(data: Path, split: str) -> tuple[Task, list[FolderTask], str]:
+    """The task that runs on the folder ``data`` whole, the lm-eval task of each of its
+    subtasks (in ``run_directory`` order) and the group's name. Export and import
+    (:mod:`refbench.runs.lm_eval_suite`) both name subtasks here, so they cannot disagree."""
+    owners = [t for t in all_tasks() if t.is_run_directory(data)]
+    if not owners:
+        raise RefbenchError("not a folder of data that refbench runs on whole (a KITMUS "
+                            "suite, a release folder); give a data file", path=data)
+    t = owners[0]
+    found = [FolderTask(task_name(f"{t.name}_{sub}"), gold, sub, labels)
+             for gold, sub, labels in t.run_directory(data, split=split)]
+    return t, found, task_name(f"{data.resolve().name}_{split}")
+
+
 def sources(data: Path, split: str) -> tuple[list[tuple[str, Path, str]], str | None]:
     """(lm-eval task name, data file, refbench task) per task, and the group name (suites)."""
     if data.is_dir():
-        from refbench.tasks.base import all_tasks
-
-        owners = [t for t in all_tasks() if t.is_run_directory(data)]
-        if not owners:
-            raise RefbenchError("not a folder of data that refbench runs on whole (a KITMUS "
-                                "suite, a release folder); give a data file", path=data)
-        t = owners[0]
-        found = [(task_name(f"{t.name}_{sub}"), gold, t.name)
-                 for gold, sub, _ in t.run_directory(data, split=split)]
-        return found, task_name(f"{data.resolve().name}_{split}")
+        t, found, group = folder_tasks(data, split)
+        return [(f.name, f.gold, t.name) for f in found], group
     stem = data.name.split(".")[0]
     if stem.lower() in SPLIT_NAMES:
         stem = f"{data.parent.name}_{stem}"

@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
 from refbench.core.provenance import provenance
@@ -71,24 +71,48 @@ def _scores(row: dict[str, Any], path: Path, line: int, n_candidates: int) -> tu
     return tuple(scores)
 
 
-def run_info(samples: Sequence[Path]) -> dict[str, Any]:
-    """lm-eval's model, model_args and version, from the ``results_*.json`` it wrote beside
-    the samples (the one with the same timestamp, else the only one there)."""
-    folder = samples[0].parent
-    stamp = re.search(r"_(\d{4}-\d\d-\d\dT[\d\-.]+)\.jsonl$", samples[0].name)
-    found = sorted(folder.glob("results_*.json"))
+STAMP = re.compile(r"_(\d{4}-\d\d-\d\dT[\d\-.]+)\.jsonl$")
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d\d-\d\dT[\d\-.]+)\.jsonl$")
+
+
+def samples_task(path: Path) -> str | None:
+    """The lm-eval task a samples file is of, from the name lm-eval gives it
+    (``samples_<task>_<timestamp>.jsonl``), or None."""
+    found = SAMPLES_NAME.match(path.name)
+    return found.group("task") if found else None
+
+
+def results_file(samples: Path) -> Path | None:
+    """The ``results_*.json`` lm-eval wrote beside a samples file: the one with the same
+    timestamp, else the only one there."""
+    found = sorted(samples.parent.glob("results_*.json"))
+    stamp = STAMP.search(samples.name)
     if stamp:
         found = [p for p in found if stamp.group(1) in p.name] or found
-    if len(found) != 1:
+    return found[0] if len(found) == 1 else None
+
+
+def run_info(samples: Sequence[Path]) -> dict[str, Any]:
+    """lm-eval's model, model_args and version, from the ``results_*.json`` it wrote beside
+    the samples, with its own accuracy of the samples' task (``reported_accuracy``)."""
+    found = results_file(samples[0])
+    if found is None:
         return {}
     try:
-        results = json.loads(found[0].read_text(encoding="utf-8"))
+        results = json.loads(found.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}
+    if not isinstance(results, dict):
+        return {}
     config = results.get("config") or {}
-    return {"model": config.get("model"), "model_args": config.get("model_args"),
-            "version": results.get("lm_eval_version"), "results": str(found[0]),
+    info = {"model": config.get("model"), "model_args": config.get("model_args"),
+            "version": results.get("lm_eval_version"), "results": str(found),
             "task_hashes": results.get("task_hashes") or {}}
+    task = samples_task(samples[0])
+    reported = (results.get("results") or {}).get(task) if task else None
+    if isinstance(reported, dict) and isinstance(reported.get("acc,none"), int | float):
+        info["reported_accuracy"] = float(reported["acc,none"])
+    return info
 
 
 def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], Path, int]],
@@ -124,14 +148,27 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
     return out
 
 
-def import_lm_eval(samples: Sequence[str | Path], data: str | Path, out: str | Path, *,
-                   store: Store | None = None, model: str | None = None,
-                   model_args: str | None = None) -> dict[str, Any]:
-    """Make a refbench run folder (and store row) from lm-eval's per-sample logs of ``data``."""
-    paths, data, out = [Path(p) for p in samples], Path(data), Path(out)
-    task = infer_task(data)
+class Prepared(NamedTuple):
+    """lm-eval's samples of one data file, checked and turned into outputs, not yet written:
+    a folder import checks every subtask before it writes any."""
+
+    paths: list[Path]
+    data: Path
+    task: str
+    instances: list[ChoiceInstance]
+    outputs: list[ModelOutput]
+    hashes: list[dict[str, str]]
+    lm_acc: list[float]
+    info: dict[str, Any]
+
+
+def prepare(samples: Sequence[str | Path], data: str | Path, *, task: str | None = None,
+            rows: list[tuple[dict[str, Any], Path, int]] | None = None) -> Prepared:
+    """Match lm-eval's samples of ``data`` to its instances and read their scores."""
+    paths, data = [Path(p) for p in samples], Path(data)
+    task = task or infer_task(data)
     instances = list(read_choices(data, task=task))
-    matched = match(instances, read_samples(paths), data)
+    matched = match(instances, rows if rows is not None else read_samples(paths), data)
     outputs, hashes, lm_acc = [], [], []
     for inst, (row, path, line) in zip(instances, matched, strict=True):
         scores = _scores(row, path, line, len(inst.candidates))
@@ -143,22 +180,45 @@ def import_lm_eval(samples: Sequence[str | Path], data: str | Path, out: str | P
                                                           "target_hash")})
         if isinstance(row.get("acc"), int | float):
             lm_acc.append(float(row["acc"]))
-    info = run_info(paths)
-    name = model or info.get("model") or "unknown"
-    args = model_args if model_args is not None else info.get("model_args")
+    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, run_info(paths))
+
+
+def lm_eval_model(info: dict[str, Any], model: str | None, model_args: str | None
+                  ) -> tuple[str, Any]:
+    """lm-eval's model and model_args: as given, else from its results file."""
+    return (model or info.get("model") or "unknown",
+            model_args if model_args is not None else info.get("model_args"))
+
+
+def import_lm_eval(samples: Sequence[str | Path], data: str | Path, out: str | Path, *,
+                   store: Store | None = None, model: str | None = None,
+                   model_args: str | None = None) -> dict[str, Any]:
+    """Make a refbench run folder (and store row) from lm-eval's per-sample logs of ``data``."""
+    return write_import(prepare(samples, data), out, store=store, model=model,
+                        model_args=model_args)
+
+
+def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
+                 model: str | None = None, model_args: str | None = None) -> dict[str, Any]:
+    """Write the run folder (and store row) of prepared samples, as ``refbench run`` does."""
+    out, data, paths, info = Path(out), prep.data, prep.paths, prep.info
+    name, args = lm_eval_model(info, model, model_args)
     spec = f"lm-eval:{name}"
     lm_eval = {"model": name, "model_args": args, "version": info.get("version"),
                "samples": [str(p) for p in paths], "results": info.get("results"),
-               "accuracy": sum(lm_acc) / len(lm_acc) if len(lm_acc) == len(instances)
-               else None}
-    metrics = write_predictions(out, task, data, instances, outputs,
+               "accuracy": sum(prep.lm_acc) / len(prep.lm_acc)
+               if len(prep.lm_acc) == len(prep.instances) else None}
+    if "reported_accuracy" in info:
+        lm_eval["reported_accuracy"] = info["reported_accuracy"]
+    hashes = prep.hashes
+    metrics = write_predictions(out, prep.task, data, prep.instances, prep.outputs,
                                 hashes=hashes if all(h["doc_hash"] for h in hashes) else None)
     if info.get("task_hashes"):
         lm_eval["task_hashes"] = info["task_hashes"]
     fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
                                             default=str).encode()).hexdigest()[:24]
     metrics.update({"model": spec, "system": f"lm-eval {name}", "model_fingerprint": fingerprint,
-                    "data": str(data), "split": infer_split(data), "limit": None,
+                    "data": str(data), "split": infer_split(data, prep.task), "limit": None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
                     "created": now(), "out_dir": str(out),
                     "predictions": str(out / "predictions.jsonl"), "lm_eval": lm_eval})

@@ -312,12 +312,23 @@ def run_suite(spec: str, suite: Path, out: Path, *, split: str = "test",
                       model=model, system=name, on_invalid=on_invalid,
                       engine=engine)
         runs.append((labels, m))
-    result = t.directory_result(suite, runs, split=split, model=spec, system=name)
+    return finish_suite(t, suite, out, runs, split=split, model=spec, system=name,
+                        store=store, extra=on_invalid.report() if on_invalid is not None
+                        else None)
+
+
+def finish_suite(t: Task, suite: Path, out: Path,
+                 runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], *, split: str,
+                 model: str, system: str, store: Store | None,
+                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Combine a folder run's subtask runs ((labels, metrics) each, their folders already
+    written) into the task's folder result and write ``out/<directory_result_file>``: shared
+    by ``run_suite`` and by importing an lm-eval group run, so both give the same files."""
+    result = t.directory_result(suite, runs, split=split, model=model, system=system)
     result.update({"out_dir": str(out),
                    "run_ids": [m["run_id"] for _, m in runs if m.get("run_id") is not None],
                    "n_cached": sum(m["n_cached"] for _, m in runs),
                    "store": str(store.path) if store else None})
-    if on_invalid is not None:
-        result.update(on_invalid.report())
+    result.update(extra or {})
     write_text_atomic(out / t.directory_result_file, json.dumps(result, indent=2) + "\n")
     return result
