@@ -46,6 +46,12 @@ def test_folder_run_evaluate_report_and_figure(cli: Any, tmp_path: Path) -> None
              str(run / "all_sentences"), "--json")
     assert ev.returncode == 0, ev.stderr
     assert json.loads(ev.stdout)["winogender"]["accuracy"] == 0.5
+    # the run's --out folder itself, against the sentences file or the release folder
+    for gold in (FIXTURE / "all_sentences.tsv", FIXTURE):
+        ev = cli("evaluate", "--task", "winogender", "--gold", str(gold), "--pred", str(run),
+                 "--json")
+        assert ev.returncode == 0, ev.stderr
+        assert json.loads(ev.stdout)["winogender"]["accuracy"] == 0.5
     rep = cli("report", str(metrics), "--plot", str(tmp_path / "wg.png"))
     assert rep.returncode == 0, rep.stderr
     assert "Winogender" in rep.stdout and "Flip rate" in rep.stdout
