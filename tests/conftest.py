@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,22 @@ def _private_results_store(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Runs in tests record into a store of their own, never the checkout's .refbench/."""
     if "REFBENCH_STORE" not in os.environ:
         os.environ["REFBENCH_STORE"] = str(tmp_path_factory.mktemp("store") / "results.sqlite")
+
+
+def release_app(root: Path, folder: Path, models: tuple[str, ...] = ("first", "random")) -> Any:
+    """The web app over a release folder that one task runs whole (Winogender, WinoBias), with
+    a folder run of each model in a store of its own under ``root``."""
+    from refbench.runs.runner import run_suite
+    from refbench.runs.store import Store
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    store = Store(root / "results.sqlite")
+    for model in models:
+        run_suite(model, folder, root / model, store=store, progress=False)
+    store.close()
+    return create_app(ServeConfig(data=[folder], run_dirs=[], store=root / "results.sqlite",
+                                  index_dir=root / "index"))
 
 
 @pytest.fixture

@@ -8,23 +8,14 @@ from typing import Any
 
 import pytest
 
-from refbench.runs.runner import run_suite
-from refbench.runs.store import Store
-from refbench.web.app import create_app
-from refbench.web.catalog import ServeConfig
+from tests.conftest import release_app
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "winobias"
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("wb-web")
-    store = Store(root / "results.sqlite")
-    for model in ("first", "random"):
-        run_suite(model, FIXTURE, root / model, store=store, progress=False)
-    store.close()
-    return create_app(ServeConfig(data=[FIXTURE], run_dirs=[], store=root / "results.sqlite",
-                                  index_dir=root / "index"))
+    return release_app(tmp_path_factory.mktemp("wb-web"), FIXTURE)
 
 
 def test_dataset_instance_and_compare(app: Any) -> None:
