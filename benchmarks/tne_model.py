@@ -106,7 +106,7 @@ def main() -> None:
                             for d, (rel, _) in zip(docs, preds, strict=True))
             recorded[name] = {
                 "task": "tne", "gold": f"tne/{name}.jsonl.gz",
-                "pred": save_gz(lines.encode(), args.record, f"{name}.jsonl.gz"),
+                "pred": save_gz(lines, args.record, f"{name}.jsonl.gz"),
                 # UPrep-Acc needs the model's preposition on the links it did not predict,
                 # which the leaderboard format (0 = no link) does not carry.
                 "expected": {k: round(r[k], 4) for k in KEYS
