@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import binary_lines, format_name
-from refbench.core.io import atomic_write, sha256_file, write_text_atomic
+from refbench.core.io import atomic_path, atomic_write, sha256_file, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.export.cards import Card, card_for, size_category
 from refbench.tasks.base import Task
@@ -87,11 +88,10 @@ def split_name(path: Path, task: str) -> str:
     return format_name(path).split(".")[0].replace("-", "_")
 
 
-def _features_yaml(rows: Rows, config: str, splits: dict[str, int]) -> dict[str, Any]:
+def _features_yaml(features: Any, config: str, splits: dict[str, int]) -> dict[str, Any]:
     """``dataset_info`` of one config, as ``datasets`` itself writes it."""
     import datasets
 
-    features = datasets.Dataset.from_list(rows).features
     info = datasets.DatasetInfo(features=features, config_name=config, splits=datasets.SplitDict(
         {s: datasets.SplitInfo(s, num_examples=n) for s, n in splits.items()}))
     return dict(info._to_yaml_dict())
@@ -114,6 +114,14 @@ class _Config:
         self.split_rows[split] = rows
         self.rows += rows
 
+    @cached_property
+    def features(self) -> Any:
+        """The features ``datasets`` infers from all the config's rows: one schema for every
+        split, declared in the card's ``dataset_info`` and given to the Parquet writer."""
+        import datasets
+
+        return datasets.Dataset.from_list(self.rows).features
+
 
 def _write_rows(out: Path, rel: str, rows: Rows) -> None:
     with atomic_write(out / rel) as fh:
@@ -121,15 +129,21 @@ def _write_rows(out: Path, rel: str, rows: Rows) -> None:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
+def _native_lines(src: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The file's JSON lines (blank lines dropped), each with its row."""
+    for raw in binary_lines(src):
+        line = raw.decode("utf-8").strip()
+        if line:
+            yield line, json.loads(line)
+
+
 def _copy_native(src: Path, out: Path, rel: str) -> Rows:
     """The file's JSON lines, copied byte for byte (blank lines dropped), and their rows."""
     rows: Rows = []
     with atomic_write(out / rel) as fh:
-        for raw in binary_lines(src):
-            line = raw.decode("utf-8").strip()
-            if line:
-                fh.write(line + "\n")
-                rows.append(json.loads(line))
+        for line, row in _native_lines(src):
+            fh.write(line + "\n")
+            rows.append(row)
     return rows
 
 
@@ -148,34 +162,42 @@ def folder_task(path: Path, task: str | None) -> tuple[str, HfFolder]:
 
 
 def export_folder(path: Path, folder: HfFolder, out: Path, task: str,
-                  reader_options: dict[str, Any] | None
-                  ) -> tuple[list[_Config], list[tuple[str, str]]]:
+                  reader_options: dict[str, Any] | None, fmt: str = "jsonl"
+                  ) -> tuple[list[_Config], dict[str, str | None]]:
     """One config per ``HfPart.config`` (in order of first appearance); the sources: an
-    exported file for native parts, an input file for the others."""
+    exported file for native parts (its sha256 None until a Parquet file is written), an input
+    file for the others. JSONL data files are written here, Parquet ones by
+    :func:`write_parquet` once every split of a config is read."""
     configs: dict[str, _Config] = {}
-    sources: dict[str, str] = {}
+    sources: dict[str, str | None] = {}
     for part in folder.parts:
         cfg = configs.setdefault(part.config, _Config(part.config))
         if part.split in cfg.files:
             raise UsageError(f"two files give split {part.split!r} of config {cfg.name!r} "
                              f"({part.file.name})")
-        rel = f"data/{cfg.name}/{part.split}.jsonl"
+        rel = f"data/{cfg.name}/{part.split}.{fmt}"
         if part.native:
-            rows = _copy_native(part.file, out, rel)
-            sources[f"{cfg.name}/{part.split}.jsonl"] = sha256_file(out / rel)
+            if fmt == "jsonl":
+                rows = _copy_native(part.file, out, rel)
+            else:
+                rows = [row for _, row in _native_lines(part.file)]
+            sources[rel.removeprefix("data/")] = \
+                sha256_file(out / rel) if fmt == "jsonl" else None
         else:
             rows = file_rows(part.file, task, reader_options)
             if not rows:
                 raise RefbenchError("holds no instances", path=part.file)
-            _write_rows(out, rel, rows)
+            if fmt == "jsonl":
+                _write_rows(out, rel, rows)
             name = part.file.relative_to(path) if part.file.is_relative_to(path) else part.file
             sources[str(name)] = sha256_file(part.file)
         cfg.add(part.split, rel, rows)
-    return list(configs.values()), list(sources.items())
+    return list(configs.values()), sources
 
 
 def export_files(paths: Sequence[Path], out: Path, task: str | None,
-                 reader_options: dict[str, Any] | None) -> tuple[list[_Config], str]:
+                 reader_options: dict[str, Any] | None, fmt: str = "jsonl"
+                 ) -> tuple[list[_Config], str]:
     tasks = {p: file_task(p, task) for p in paths}
     if len(set(tasks.values())) > 1:
         raise UsageError("export the files of one task at a time: "
@@ -190,43 +212,28 @@ def export_files(paths: Sequence[Path], out: Path, task: str | None,
         rows = file_rows(p, the_task, reader_options)
         if not rows:
             raise RefbenchError("holds no instances", path=p)
-        rel = f"data/{split}.jsonl"
-        _write_rows(out, rel, rows)
+        rel = f"data/{split}.{fmt}"
+        if fmt == "jsonl":
+            _write_rows(out, rel, rows)
         cfg.add(split, rel, rows)
     return [cfg], the_task
 
 
-def to_parquet(out: Path, configs: list[_Config]) -> dict[str, str]:
-    """Replace every JSONL data file by a Parquet file of the same rows, written by ``datasets``
-    with one schema per config (the features of all its splits' rows, as ``dataset_info``
-    says); returns {old relative path: new}."""
+def write_parquet(out: Path, configs: list[_Config]) -> None:
+    """Every split's rows as the Parquet file its config names, written by ``datasets`` with
+    the config's features (one schema for all its splits), each file atomically."""
     import datasets
 
     quiet = datasets.utils.are_progress_bars_disabled()
     datasets.disable_progress_bars()  # one "Creating parquet" bar per file says nothing
     try:
-        return _to_parquet(out, configs)
+        for cfg in configs:
+            for split, rows in cfg.split_rows.items():
+                with atomic_path(out / cfg.files[split]) as tmp:
+                    datasets.Dataset.from_list(rows, features=cfg.features).to_parquet(str(tmp))
     finally:
         if not quiet:
             datasets.enable_progress_bars()
-
-
-def _to_parquet(out: Path, configs: list[_Config]) -> dict[str, str]:
-    import datasets
-
-    renamed: dict[str, str] = {}
-    for cfg in configs:
-        features = datasets.Dataset.from_list(cfg.rows).features
-        for split, rows in cfg.split_rows.items():
-            old = cfg.files[split]
-            new = old[: -len(".jsonl")] + ".parquet"
-            ds = datasets.Dataset.from_list(rows, features=features)
-            tmp = out / (new + ".tmp")
-            ds.to_parquet(str(tmp))
-            tmp.replace(out / new)
-            (out / old).unlink()
-            cfg.files[split] = renamed[old] = new
-    return renamed
 
 
 def card_header(configs: list[_Config], card: Card, licence: str) -> dict[str, Any]:
@@ -244,7 +251,7 @@ def card_header(configs: list[_Config], card: Card, licence: str) -> dict[str, A
                      "data_files": [{"split": s, "path": c.files[s]} for s in _ordered(c.files)],
                      **({"default": True} if i == 0 else {})}
                     for i, c in enumerate(configs)],
-        "dataset_info": [_features_yaml(c.rows, c.name, {s: c.counts[s]
+        "dataset_info": [_features_yaml(c.features, c.name, {s: c.counts[s]
                                                           for s in _ordered(c.counts)})
                          for c in configs],
     }
@@ -297,22 +304,20 @@ def export_hf(inputs: Sequence[Path], out: Path, *, task: str | None = None,
 
     if len(inputs) == 1 and inputs[0].is_dir():
         the_task, folder = folder_task(inputs[0], task)
-        configs, sources = export_folder(inputs[0], folder, out, the_task, reader_options)
+        configs, exported = export_folder(inputs[0], folder, out, the_task, reader_options, fmt)
         card = card_for(get_task(the_task))
         licence, datasheet = folder.licence or card.license, folder.datasheet
     else:
         for p in inputs:
             if p.is_dir():
                 raise UsageError(f"{p} is a folder: give one release folder, or files")
-        configs, the_task = export_files(inputs, out, task, reader_options)
+        configs, the_task = export_files(inputs, out, task, reader_options, fmt)
         card = card_for(get_task(the_task))
         licence, datasheet = card.license, None
-        sources = [(p.name, sha256_file(p)) for p in inputs]
+        exported = {p.name: sha256_file(p) for p in inputs}
     if fmt == "parquet":
-        renamed = {old.removeprefix("data/"): new.removeprefix("data/")
-                   for old, new in to_parquet(out, configs).items()}
-        sources = [(renamed[name], sha256_file(out / "data" / renamed[name]))
-                   if name in renamed else (name, sha) for name, sha in sources]
+        write_parquet(out, configs)
+    sources = [(name, sha or sha256_file(out / "data" / name)) for name, sha in exported.items()]
     header = card_header(configs, card, licence)
     body = _body(card.pretty_name, card, licence, configs, sources, datasheet)
     write_text_atomic(out / "README.md", render_card(header, body))
