@@ -12,6 +12,7 @@ from typing import Any
 
 from refbench.studies.db import Item
 from refbench.studies.tne import chain_type, chains, stage_answers
+from refbench.tasks.page import chain_look
 
 # Chain styles: 15 colours that stay apart from each other on white, then the same colours
 # again with a different pattern (dashed, dotted, double underline; striped, dotted, barred
@@ -23,7 +24,8 @@ N_PATTERNS = 4
 
 def chain_style(k: int) -> str:
     """CSS classes of the k-th chain of a document (in textual order)."""
-    return f"c{k % N_COLOURS} p{k // N_COLOURS % N_PATTERNS}"
+    colour, pattern = chain_look(k, N_COLOURS, N_PATTERNS)
+    return f"c{colour} p{pattern}"
 
 
 def segments(text: str, nps: Sequence[dict[str, Any]]) -> list[Any]:

@@ -21,10 +21,16 @@ CHAIN_COLOURS = 12
 CHAIN_PATTERNS = 4
 
 
+def chain_look(k: int, colours: int, patterns: int) -> tuple[int, int]:
+    """(colour, pattern) of the k-th chain of a document: every colour plain, then every
+    colour again with the next pattern (the web app's pages and the TNE study's)."""
+    return k % colours, k // colours % patterns
+
+
 def chain_class(k: int) -> str:
     """CSS classes of the k-th chain of a document (in textual order)."""
-    pattern = k // CHAIN_COLOURS % CHAIN_PATTERNS
-    return f"chain{k % CHAIN_COLOURS}" + (f" chainpat{pattern}" if pattern else "")
+    colour, pattern = chain_look(k, CHAIN_COLOURS, CHAIN_PATTERNS)
+    return f"chain{colour}" + (f" chainpat{pattern}" if pattern else "")
 
 
 @dataclass(frozen=True)
