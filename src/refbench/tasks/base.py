@@ -204,6 +204,23 @@ class Task:
         """The data files of a folder run: (gold file, output subfolder, labels) each."""
         raise UsageError(f"task {self.name!r} runs on files, not folders")
 
+    def folder_run_prediction(self, gold: Path, pred: Path) -> Path:
+        """``pred``, or, when ``pred`` is the ``--out`` of a folder run (``refbench run --data
+        FOLDER``) and ``gold`` one of that folder's files, the subfolder the run wrote for it
+        (``evaluate --gold FILE --pred OUT`` as well as ``--pred OUT/<sub>``). A task whose
+        ``evaluate`` accepts that calls it (Winogender); KITMUS refuses a suite run folder
+        against one subtask file on purpose."""
+        if not pred.is_dir() or (pred / "predictions.jsonl").is_file():
+            return pred
+        folder = self.directory_of(gold)
+        if folder is None or not self.is_run_directory(folder):
+            return pred
+        split = self.infer_split(gold) or "test"
+        for file, sub, _ in self.run_directory(folder, split=split):
+            if file.resolve() == gold.resolve() and (pred / sub).is_dir():
+                return pred / sub
+        return pred
+
     def directory_result(self, path: Path, runs: Sequence[tuple[dict[str, Any], dict[str, Any]]],
                          *, split: str, model: str, system: str) -> dict[str, Any]:
         """The result of a folder run from its (labels, run metrics) pairs."""

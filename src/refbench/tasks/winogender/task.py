@@ -148,10 +148,8 @@ class WinogenderTask(Task):
         from refbench.tasks.metrics import task_choice_metrics
         from refbench.tasks.scoring import gold_choices, one_prediction
 
-        pred = one_prediction(preds, self.name)
-        if pred.is_dir() and not (pred / "predictions.jsonl").is_file() \
-                and (pred / "all_sentences").is_dir():
-            pred = pred / "all_sentences"  # a folder run's --out (refbench run --data FOLDER)
+        # the release folder's run --out is scored as its all_sentences/ subfolder
+        pred = self.folder_run_prediction(gold, one_prediction(preds, self.name))
         instances = gold_choices(self, gold, reader_options, on_invalid)
         read = read_choice_answers(pred, instances)
         result = task_choice_metrics(self.name, instances, read.answers,
