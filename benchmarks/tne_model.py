@@ -12,7 +12,8 @@ as it is (the best epoch so far).
     python benchmarks/tne_model.py --out DIR [--head coupled] [--epochs 5] [--threads 1]
         [--max-steps N] [--eval-only] [--record NAME]
 
-``--record NAME`` gzips the test and OOD predictions (the leaderboard format) to
+``--record NAME`` gzips the test and OOD predictions (the leaderboard format, with refbench's
+``best_prepositions`` matrix so that UPrep-Acc can be re-scored too) to
 ``benchmarks/results/NAME/`` and lists them with these figures in
 ``benchmarks/results/manifest.json``, so that ``refbench evaluate`` reproduces them without the
 model (see ``recorded.py``).
@@ -102,15 +103,13 @@ def main() -> None:
             result[name]["by_source_labeled_f1"] = {  # type: ignore[index]
                 k: round(100 * v["labeled_f1"], 1) for k, v in r["by_source"].items()}
         if args.record:
-            lines = "".join(json.dumps(to_leaderboard(d, rel)) + "\n"
-                            for d, (rel, _) in zip(docs, preds, strict=True))
+            # best_prepositions carries each pair's best preposition, for UPrep-Acc
+            lines = "".join(json.dumps(to_leaderboard(d, rel, sc)) + "\n"
+                            for d, (rel, sc) in zip(docs, preds, strict=True))
             recorded[name] = {
                 "task": "tne", "gold": f"tne/{name}.jsonl.gz",
                 "pred": save_gz(lines, args.record, f"{name}.jsonl.gz"),
-                # UPrep-Acc needs the model's preposition on the links it did not predict,
-                # which the leaderboard format (0 = no link) does not carry.
-                "expected": {k: round(r[k], 4) for k in KEYS
-                             if isinstance(r[k], float) and k != "uprep_accuracy"}}
+                "expected": {k: round(r[k], 4) for k in KEYS if isinstance(r[k], float)}}
     if args.record:
         what = (f"MiniLM-L6 span-pair model, {cfg['head']} head, epoch {cfg['best_epoch']} "
                 f"(selected on dev) of {cfg['epochs_done']} trained, {cfg['epochs']} scheduled")

@@ -145,6 +145,37 @@ def test_formats_round_trip(tmp_path: Path) -> None:
     assert "unknown document 'nope'" in info.value.message
 
 
+def test_leaderboard_best_prepositions_carry_uprep(tmp_path: Path) -> None:
+    """The leaderboard format has no room for scores; best_prepositions keeps each pair's best
+    preposition, so UPrep-Acc read back from it equals UPrep-Acc from the full scores."""
+    doc = document_from_json(DOC)
+    rel = {("np2", "np3"): "of", ("np1", "np2"): "of"}
+    scores = {("np2", "np4"): {"no-relation": 0.6, "in": 0.3, "of": 0.1},  # gold "in": right
+              ("np2", "np5"): {"no-relation": 0.9, "of": 0.1},  # gold is not "of": wrong
+              ("np3", "np4"): {"no-relation": 0.7, "on": 0.2, "by": 0.2},  # tie: "by" (id 4)
+              ("np0", "np1"): {"no-relation": 1.0}}  # nothing to rank: not scored
+    full = evaluate_tne([doc], {"d1": TnePrediction("d1", rel, scores)})
+    board = to_leaderboard(doc, rel, scores)
+    best = board["best_prepositions"]
+    assert best[2][4] == PREP_ID["in"] and best[2][5] == PREP_ID["of"]
+    assert best[3][4] == PREP_ID["by"] and best[0][1] == 0
+    out = tmp_path / "board.jsonl"
+    write_predictions([doc], [rel], out, leaderboard=True, scores=[scores])
+    assert json.loads(out.read_text()) == board
+    back = read_predictions(out, {"d1": doc})["d1"]
+    assert back.relations == rel
+    again = evaluate_tne([doc], {"d1": back})
+    assert again["uprep_scored"] == full["uprep_scored"] == 3
+    assert again["uprep_accuracy"] == full["uprep_accuracy"] == pytest.approx(1 / 3)
+    assert {k: v for k, v in again.items() if k != "uprep_accuracy"} == {
+        k: v for k, v in full.items() if k != "uprep_accuracy"}
+    board["best_prepositions"][1] = board["best_prepositions"][1][:3]
+    out.write_text(json.dumps(board) + "\n")
+    with pytest.raises(RefbenchError) as info:
+        read_predictions(out, {"d1": doc})
+    assert "best_prepositions[1]" in info.value.message and info.value.line == 1
+
+
 def test_nps_keep_the_file_order_of_the_leaderboard_matrix() -> None:
     """An NP listed after one that follows it in the text (as annotator-added NPs are in the
     release) keeps its place: the official code and leaderboard index NPs in file order."""

@@ -247,7 +247,10 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
 @click.option("--data", type=PATH, required=True, help="TNE documents.")
 @click.option("--out", type=OUT_FILE, required=True, help="Predictions (JSONL).")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
-@click.option("--scores", is_flag=True, help="Include per-pair preposition scores (large).")
+@click.option("--scores", is_flag=True,
+              help="Keep what UPrep-Acc needs: every pair's preposition scores (refbench JSONL, "
+                   "large) or, with --leaderboard, each pair's best preposition "
+                   "(best_prepositions).")
 @click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
 def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: bool,
             device: str) -> None:

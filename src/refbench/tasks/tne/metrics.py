@@ -19,7 +19,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.metrics.prf import PRF
 from refbench.tasks.tne.predictions import Pair, TnePrediction
-from refbench.tasks.tne.read import PREP_ID, NPDocument
+from refbench.tasks.tne.read import PREP_ID, NPDocument, best_preposition
 
 DISTANCE_BINS = ((1, 1), (2, 2), (3, 5), (6, 10), (11, 20), (21, 10**9))
 
@@ -115,12 +115,10 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
                     right += ok
                 else:
                     missed += 1
-                    dist_scores = p.scores.get(pair) if p else None
-                    linked = [(s, q) for q, s in (dist_scores or {}).items()
-                              if q != "no-relation"]
-                    if linked:
+                    best = best_preposition(p.scores.get(pair) or {}) if p else None
+                    if best is not None:
                         missed_scored += 1
-                        missed_right += max(linked)[1] in g[pair]
+                        missed_right += best in g[pair]
             if in_pred and not ok:
                 per_prep[pred[pair]].fp += 1
     out: dict[str, Any] = {"task": "tne", **total.summary(),

@@ -27,6 +27,14 @@ PREPOSITIONS = ("no-relation", "of", "against", "in", "by", "on", "about", "with
                 "member(s) of", "to", "from", "for", "among", "under", "at", "between",
                 "during", "near", "over", "before", "inside", "outside", "into", "around")
 PREP_ID = {p: i for i, p in enumerate(PREPOSITIONS)}
+
+
+def best_preposition(scores: dict[str, float]) -> str | None:
+    """The highest-scored preposition other than no-relation (ties: the official order), or
+    None when nothing else is scored. UPrep-Acc and the leaderboard's best_prepositions agree."""
+    linked = [q for q in scores if q != "no-relation"]
+    return min(linked, key=lambda q: (-scores[q], PREP_ID[q])) if linked else None
+
 _SPELLINGS = {"first_char": ("first_char", "start_index", "start_char"),
               "last_char": ("last_char", "end_index", "end_char"),
               "first_token": ("first_token", "start_token"),
