@@ -90,7 +90,7 @@ def test_lm_eval_group_run_imports_as_the_native_suite_run(
         assert all(abs(a - b) < 1e-3 for p, q in zip(preds, theirs[folder], strict=True)
                    for a, b in zip(p["scores"], q["scores"], strict=True))
     assert _same(imported) == _same(native)
-    assert imported["systems"] == ["lm-eval hf"] and imported["lm_eval"]["missing"] == []
+    assert imported["systems"] == ["lm-eval:hf"] and imported["lm_eval"]["missing"] == []
     assert json.loads((tmp_path / "imp" / "suite-results.json").read_text()) == imported
     evaluated = _cli(capsys, "evaluate", "--task", "kitmus", "--gold", GOLDEN, "--pred",
                      tmp_path / "imp", "--json", "--bootstrap", "0")

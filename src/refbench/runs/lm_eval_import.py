@@ -217,7 +217,7 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
         lm_eval["task_hashes"] = info["task_hashes"]
     fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
                                             default=str).encode()).hexdigest()[:24]
-    metrics.update({"model": spec, "system": f"lm-eval {name}", "model_fingerprint": fingerprint,
+    metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
                     "data": str(data), "split": infer_split(data, prep.task), "limit": None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
                     "created": now(), "out_dir": str(out),
