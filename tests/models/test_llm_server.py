@@ -107,7 +107,8 @@ def test_sums_prompt_tokens_of_the_continuation(scripted: tuple[str, Scripted],
     requests = [("The cat sat", " on the mat."), ("Hello ", "world")]
     script.fail_first = 1  # retried
     got = model.loglik(requests)  # type: ignore[attr-defined]
-    assert [round(s, 6) for s, _ in got] == [round(expected(c, x), 6) for c, x in requests]
+    assert [round(x.logprob, 6) for x in got] == [round(expected(c, x), 6) for c, x in requests]
+    assert [x.cut for x in got] == [0, 0]
     body = script.completions[-1]
     assert body["echo"] is True and body["max_tokens"] == 1 and body["logprobs"] == 1
     assert body["temperature"] == 0 and isinstance(body["prompt"][0], list)
@@ -176,6 +177,22 @@ def test_check_alignment_false_skips_the_probe(scripted: tuple[str, Scripted],
     got = model.loglik([("The cat sat", " on the mat.")])  # type: ignore[attr-defined]
     assert round(got[0][0], 6) == round(expected("The cat sat", " on the mat."), 6)
     assert all(b["prompt"] != [ord(c) for c in PROBE] for b in script.completions)
+
+
+def test_token_prompts_keep_their_last_max_length_minus_one_tokens(
+        scripted: tuple[str, Scripted], tmp_path: Path) -> None:
+    """As lm-eval's local-completions: a prompt keeps its last max_length - 1 tokens (one
+    is left for the generated token), and the score says how many were cut."""
+    url, script = scripted
+    model = build_model("llm-loglik:m", {"base_url": url, "cache": str(tmp_path / "c.db"),
+                                         "check_alignment": "false", "max_length": "8"})
+    (lp, n, cut), = model.loglik([("The cat sat on the", " mat.")])  # type: ignore[attr-defined]
+    assert script.completions[-1]["prompt"] == [ord(c) for c in "he mat."]
+    assert cut == len("The cat sat on the mat.") - 7 and n == 5
+    assert round(lp, 6) == round(-sum(i + 1 for i in range(2, 7)) / 100, 6)  # " mat." at 2..6
+    assert build_model("llm-loglik:m", {"base_url": url, "check_alignment": "false",
+                                        "cache": str(tmp_path / "c.db")}
+                       ).config()["max_length"] == 2048  # lm-eval's local-completions default
 
 
 def test_an_unreachable_server_is_an_error_naming_it(tmp_path: Path) -> None:

@@ -170,8 +170,8 @@ def test_loglik_scores_partial_continuations(tiny_lm: Path) -> None:
     assert reqs[0][1] == reqs[1][1] == " was too wide."
     assert reqs[0][0].endswith("because the piano") and reqs[1][0].endswith("the door")
     model = build_model(f"llm-loglik:{tiny_lm}")
-    (lp, n), = model.loglik([("The cat", " sat.")])
-    assert lp < 0 and n == 5
+    (lp, n, cut), = model.loglik([("The cat", " sat.")])
+    assert lp < 0 and n == 5 and cut == 0
     out = model.predict([inst])[0]
     assert out.extra["answer_norm"] in (0, 1) and len(out.scores) == 2
 
@@ -319,3 +319,36 @@ def test_trained_model_records_how_its_data_was_read(tmp_path: Path) -> None:
     assert report["freeze_layers"] == 3 and report["log"][0]["step"] == 0
     assert trained_reader_options(f"cross-encoder:{out}") == {"max_words": 40}
     assert trained_reader_options("embedding") == {}
+
+
+def test_loglik_cuts_long_inputs_as_lm_eval_does(tiny_lm: Path, tmp_path: Path) -> None:
+    """max_length defaults to the model's context as lm-eval resolves it (here the config's
+    max_position_embeddings, 256), a longer sequence keeps its last max_length + 1 tokens as
+    lm-eval's hf model keeps them (same scores), and a run counts the instances cut."""
+    hf = pytest.importorskip("lm_eval.models.huggingface")
+    from lm_eval.api.instance import Instance
+
+    model = build_model(f"llm-loglik:{tiny_lm}")
+    assert model.max_length == 256 and model.config()["max_length"] == 256  # type: ignore[attr-defined]
+    requests = [("the cat sat on the mat and " * 60, " it slept."), ("The cat", " sat.")]
+    ours = model.loglik(requests)  # type: ignore[attr-defined]
+    assert ours[0].cut > 0 and ours[1].cut == 0
+    # its (BERT) tokenizer has no BOS or EOS for lm-eval to use, and would add [CLS]...[SEP]
+    theirs = hf.HFLM(pretrained=str(tiny_lm), device="cpu", batch_size=1, dtype="float32",
+                     prefix_token_id=102, add_bos_token=False).loglikelihood(
+        [Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)],
+        disable_tqdm=True)
+    assert [x.logprob for x in ours] == pytest.approx([lp for lp, _ in theirs], abs=1e-4)
+    # a run on short sentences with max_length=4 cuts every instance, and says so
+    r = run_cli("run", "--model", f"llm-loglik:{tiny_lm}", "--model-arg", "max_length=4",
+                "--data", str(DATA["winograd"]), "--out", str(tmp_path / "run"))
+    assert r.returncode == 0, r.stderr
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["n_truncated"] == metrics["n"] and metrics["max_truncated_tokens"] > 0
+    assert f"the inputs of {metrics['n']} of {metrics['n']} instances were longer" in r.stdout
+    first = json.loads((tmp_path / "run" / "predictions.jsonl").read_text().splitlines()[0])
+    assert first["extra"]["truncated_tokens"] > 0
+    default = run_cli("run", "--model", f"llm-loglik:{tiny_lm}", "--data",
+                      str(DATA["winograd"]), "--out", str(tmp_path / "whole"))
+    assert "n_truncated" not in json.loads((tmp_path / "whole" / "metrics.json").read_text())
+    assert "longer than" not in default.stdout

@@ -16,6 +16,14 @@ from the left), so batched and one-at-a-time scores agree up to float rounding (
 tested within 1e-4). Options: ``batch_size`` (sequences per forward pass; 1 scores one at a
 time), ``device`` (auto, cpu, cuda), ``max_length``.
 
+``max_length`` is resolved as lm-eval's ``hf`` model resolves it: the config's ``n_positions``,
+``max_position_embeddings`` or ``n_ctx`` (8,192 for SmolLM2), else the tokenizer's
+``model_max_length``, else 2,048. A longer sequence loses its first tokens as lm-eval cuts it
+(the last ``max_length + 1`` tokens are kept, the last of them never being an input). Every
+output says how many tokens its prompts lost (``extra.truncated_tokens``) and a run counts
+the instances cut (``n_truncated``): AltEntities prompts, with both entities' descriptions,
+run to 1,655 SmolLM2 tokens.
+
 Context and continuation are split into tokens as lm-evaluation-harness splits them (see
 :func:`refbench.models.llm_server.split_pair`), so a task exported with ``refbench export
 lm-eval`` gets the same scores from ``lm_eval --model hf``. With ``base_url=http://HOST:PORT/v1``
@@ -35,10 +43,28 @@ from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
 from refbench.models.http import SERVER_OPTIONS, Endpoint
-from refbench.models.llm_server import CompletionsScorer, split_pair
+from refbench.models.llm_server import CompletionsScorer, Scored, split_pair
 from refbench.nlp.encoder import quiet_transformers
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# lm-eval's defaults: its local-completions max_length, and hf's when nothing else says one
+DEFAULT_MAX_LENGTH = 2048
+TOKENIZER_INFINITY = int(1e30)  # transformers' VERY_LARGE_INTEGER: a tokenizer with no limit
+
+
+def context_length(config: Any, tokenizer: Any) -> int:
+    """A model's context length as lm-eval's hf model resolves it (``resolve_max_length``):
+    the text config's or config's n_positions, max_position_embeddings or n_ctx, else the
+    tokenizer's model_max_length unless it is transformers' "no limit", else 2048."""
+    cfg = getattr(config, "text_config", None) or config
+    for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
+        value = getattr(cfg, attr, None)
+        if value is not None:
+            return int(value)
+    limit = getattr(tokenizer, "model_max_length", None)
+    if limit is not None and limit != TOKENIZER_INFINITY:
+        return int(limit)
+    return DEFAULT_MAX_LENGTH
 
 
 def smollm2_dir() -> Path:
@@ -73,7 +99,9 @@ def scoring_requests(inst: ChoiceInstance) -> list[tuple[str, str]]:
 class LoglikModel(ChoiceModel):
     name = "llm-loglik"
     batch_size = 32  # instances per predict call (each brings one request per candidate)
-    OPTIONS = (Option("max_length", int, 512, "tokens per scored sequence", min=1),
+    OPTIONS = (Option("max_length", int, None, "tokens per scored sequence (default: the "
+                      "model's context length as lm-eval resolves it; with base_url 2048, as "
+                      "lm-eval's local-completions)", min=2),
                Option("batch_size", int, 16, "sequences per forward pass (with base_url: "
                       "prompts per request, default 1)", min=1),
                Option("device", str, "auto", DEVICE_HELP),
@@ -92,7 +120,8 @@ class LoglikModel(ChoiceModel):
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
-        self.max_length = int(self.option("max_length"))
+        given = self.option("max_length")
+        self.max_length = int(given) if given is not None else DEFAULT_MAX_LENGTH
         self.server: CompletionsScorer | None = None
         if self.option("base_url"):
             self._init_server(argument)
@@ -123,6 +152,8 @@ class LoglikModel(ChoiceModel):
                 exc).__name__
             raise RefbenchError(f"cannot load a causal language model here ({first})",
                                 path=where) from None
+        if given is None:
+            self.max_length = context_length(self.model.config, self.tokenizer)
         self.model.to(self.device)
         self.model.eval()
         import inspect
@@ -150,9 +181,10 @@ class LoglikModel(ChoiceModel):
                 "batch_size": self.forward_batch, "device": self.device.type,
                 "split": self.SPLIT}
 
-    def encode(self, context: str, cont: str) -> tuple[list[int], int]:
-        """Token ids of context + continuation (the last ``max_length``), and the index of the
-        first continuation token, split as lm-evaluation-harness splits them (an empty context
+    def encode(self, context: str, cont: str) -> tuple[list[int], int, int]:
+        """Token ids of context + continuation (the last ``max_length + 1``: the model reads
+        all but the last, as lm-eval's window), the index of the first continuation token, and
+        how many tokens were cut; split as lm-evaluation-harness splits them (an empty context
         becomes the tokenizer's BOS, else EOS, token)."""
         def tokenize(text: str) -> list[int]:
             return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -163,11 +195,13 @@ class LoglikModel(ChoiceModel):
             prefix = self.tokenizer.eos_token_id if prefix is None else prefix
             ctx_ids = [int(prefix)] if prefix is not None else []
         full = ctx_ids + cont_ids
-        ids = full[-self.max_length:]
-        return ids, max(1, len(ctx_ids) - (len(full) - len(ids)))
+        ids = full[-(self.max_length + 1):]
+        cut = len(full) - len(ids)
+        return ids, max(1, len(ctx_ids) - cut), cut
 
-    def loglik(self, requests: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        """Summed log-probability of each continuation given its context, and its length."""
+    def loglik(self, requests: Sequence[tuple[str, str]]) -> list[Scored]:
+        """Summed log-probability of each continuation given its context, its length, and the
+        tokens cut from the left of its sequence."""
         if self.server is not None:
             return self.server.loglik(requests)
         import torch
@@ -179,13 +213,14 @@ class LoglikModel(ChoiceModel):
         sums: dict[int, float] = {}
         for start in range(0, len(order), self.forward_batch):
             rows = order[start:start + self.forward_batch]
-            width = len(encoded[rows[0]][0])
+            # the last token of a sequence is only ever predicted: it is no input
+            width = len(encoded[rows[0]][0]) - 1
             ids = torch.full((len(rows), width), pad, dtype=torch.long)
             mask = torch.zeros((len(rows), width), dtype=torch.long)
             for r, i in enumerate(rows):
                 seq = encoded[i][0]
-                ids[r, :len(seq)] = torch.tensor(seq)
-                mask[r, :len(seq)] = 1
+                ids[r, :len(seq) - 1] = torch.tensor(seq[:-1])
+                mask[r, :len(seq) - 1] = 1
             # Vocabulary logits only where some row scores a token (position t predicts
             # token t + 1): the output layer is a fifth of a small model's work per token.
             first = min(encoded[i][1] for i in rows) - 1
@@ -195,13 +230,13 @@ class LoglikModel(ChoiceModel):
                 logits = self.model(input_ids=ids.to(self.device),
                                     attention_mask=mask.to(self.device), **extra).logits
                 for r, i in enumerate(rows):
-                    seq, n_ctx = encoded[i]
+                    seq, n_ctx, _ = encoded[i]
                     # score tokens n_ctx .. len - 1, predicted at positions n_ctx - 1 .. len - 2
                     lp = torch.log_softmax(
                         logits[r, n_ctx - 1 - offset:len(seq) - 1 - offset].float(), dim=-1)
                     target = torch.tensor(seq[n_ctx:], device=lp.device)
                     sums[i] = float(lp.gather(-1, target.unsqueeze(-1)).sum())
-        return [(sums[i], len(cont)) for i, (_, cont) in enumerate(requests)]
+        return [Scored(sums[i], len(cont), encoded[i][2]) for i, (_, cont) in enumerate(requests)]
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
         requests = [scoring_requests(inst) for inst in batch]
@@ -211,9 +246,11 @@ class LoglikModel(ChoiceModel):
         for reqs in requests:
             scored = flat[pos:pos + len(reqs)]
             pos += len(reqs)
-            scores = tuple(lp for lp, _ in scored)
-            norm = [lp / max(1, n) for lp, n in scored]
-            outputs.append(ModelOutput(argmax(scores), scores,
-                                       extra={"answer_norm": argmax(norm),
-                                              "scores_norm": norm}))
+            scores = tuple(x.logprob for x in scored)
+            norm = [x.logprob / max(1, x.length) for x in scored]
+            extra: dict[str, Any] = {"answer_norm": argmax(norm), "scores_norm": norm}
+            cut = max(x.cut for x in scored)
+            if cut:
+                extra["truncated_tokens"] = cut
+            outputs.append(ModelOutput(argmax(scores), scores, extra=extra))
         return outputs

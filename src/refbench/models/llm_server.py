@@ -12,6 +12,11 @@ no tokenizer they go as text and the continuation's tokens are found by the ``te
 the server returns (also when the server refuses token-id prompts, as llama-cpp-python's
 does).
 
+A prompt longer than ``max_length - 1`` tokens (``max_length`` defaults to 2048, lm-eval's
+``local-completions`` default and llama.cpp's default context) loses its first tokens, one
+token being kept free for the generated one, as lm-eval truncates; how many were cut is
+returned with each score. Text prompts go whole (the server then refuses what does not fit).
+
 A server that ignores ``echo`` or returns no prompt log-probabilities is an error naming the
 endpoint: lm-evaluation-harness scores such servers silently at chance level (its issues 4158
 and 1949).
@@ -28,7 +33,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
 from refbench.models.http import Endpoint
@@ -50,6 +55,15 @@ ECHO_HINT = ("it ignores echo=true or returns no prompt log-probabilities, so lo
 # in-process (aligned), -12.07 through llama-cpp-python (shifted); the floor sits between.
 PROBE = ("1, 2, 3,", " 4, 5, 6")
 PROBE_FLOOR = -4.0  # mean log-probability per tail token: a geometric-mean probability of 1.8%
+
+
+class Scored(NamedTuple):
+    """A continuation's summed log-probability, its length in characters, and how many tokens
+    were cut from the left of its prompt to fit the model's maximum length."""
+
+    logprob: float
+    length: int
+    cut: int = 0
 
 
 def split_pair(tokenize: Callable[[str], list[int]], context: str, cont: str
@@ -137,15 +151,18 @@ class CompletionsScorer:
         return tokenize
 
     # --- scoring ---------------------------------------------------------------------------
-    def _prompt(self, context: str, cont: str) -> tuple[Any, tuple[Any, ...]]:
-        """The prompt to send, and how to find the continuation in the echoed tokens: in token
-        mode (start, end) token positions, in text mode ("text", character where it starts)."""
+    def _prompt(self, context: str, cont: str) -> tuple[Any, tuple[Any, ...], int]:
+        """The prompt to send, how to find the continuation in the echoed tokens (in token
+        mode (start, end) token positions, in text mode ("text", character where it starts)),
+        and how many tokens were cut from its left: token prompts keep their last
+        ``max_length - 1`` tokens, as lm-eval's local-completions does."""
         if self._tokenize is None:
             n_spaces = len(context) - len(context.rstrip())
-            return context + cont, ("text", len(context) - n_spaces, len(context + cont))
+            return context + cont, ("text", len(context) - n_spaces, len(context + cont)), 0
         ctx_ids, cont_ids = split_pair(self._tokenize, context, cont)
-        ids = (ctx_ids + cont_ids)[-self.max_length:]
-        return ids, (len(ids) - len(cont_ids), len(ids))
+        full = ctx_ids + cont_ids
+        ids = full[-max(1, self.max_length - 1):]
+        return ids, (max(0, len(ids) - len(cont_ids)), len(ids)), len(full) - len(ids)
 
     def _positions(self, choice: Any, where: tuple[Any, ...], n_prompt: int
                    ) -> tuple[dict[str, Any], list[int]]:
@@ -192,7 +209,7 @@ class CompletionsScorer:
         ``PROBE``): one request per endpoint, cached like every response. The top-1 entries,
         when the server returns them, say the same thing more directly: aligned, a position's
         top token is (mostly) its own token; shifted, it is the token after it."""
-        prompt, where = self._prompt(*PROBE)
+        prompt, where, _ = self._prompt(*PROBE)
         payload = self.endpoint.post("completions", self._body(prompt), "completions")
         choices = payload.get("choices") if isinstance(payload, dict) else None
         if not isinstance(choices, list) or len(choices) != 1:
@@ -233,15 +250,18 @@ class CompletionsScorer:
         return [self._score(c, where, len(p) if isinstance(p, list) else 0)
                 for c, (p, where) in zip(ordered, chunk, strict=True)]
 
-    def loglik(self, requests: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        """Summed log-probability of each continuation given its context, and its length."""
+    def loglik(self, requests: Sequence[tuple[str, str]]) -> list[Scored]:
+        """Summed log-probability of each continuation given its context, its length, and
+        the tokens cut from its prompt."""
         if not self.aligned:
             self.check_alignment()
         prompts = [self._prompt(context, cont) for context, cont in requests]
-        chunks = [prompts[i:i + self.prompts] for i in range(0, len(prompts), self.prompts)]
+        sent = [(p, where) for p, where, _ in prompts]
+        chunks = [sent[i:i + self.prompts] for i in range(0, len(sent), self.prompts)]
         with ThreadPoolExecutor(max_workers=self.endpoint.concurrency) as ex:
             sums = [s for part in ex.map(self._send, chunks) for s in part]
-        return [(s, len(cont)) for s, (_, cont) in zip(sums, requests, strict=True)]
+        return [Scored(s, len(cont), cut) for s, (_, cont), (_, _, cut)
+                in zip(sums, requests, prompts, strict=True)]
 
 
 def top1_matches(logprobs: dict[str, Any], picked: Sequence[int]) -> tuple[int, int]:

@@ -38,6 +38,10 @@ def run_text(m: dict[str, Any]) -> str:
     if m.get("uncached_batches"):
         cache += f"; {m['uncached_batches']} batches not cached (store busy)"
     lines.append(f"  {cache}")
+    if m.get("n_truncated"):
+        lines.append(f"  warning: the inputs of {m['n_truncated']} of {m['n']} instances were "
+                     f"longer than the model's max_length and lost up to "
+                     f"{m['max_truncated_tokens']} tokens from the left")
     where = f"  predictions: {m['predictions']}"
     if m.get("run_id") is not None:
         where += f"; run {m['run_id']} in {m.get('store', 'the results store')}"

@@ -240,6 +240,10 @@ def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[
                     "reader_options": dict(reader_options or {}), "n_cached": n_cached,
                     "uncached_batches": uncached_batches, "created": now(),
                     "out_dir": str(out), "predictions": str(pred_path)})
+    cut = [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
+    if any(cut):  # a model that cuts long inputs says how often it did
+        metrics["n_truncated"] = sum(1 for c in cut if c)
+        metrics["max_truncated_tokens"] = max(cut)
     if shard is not None:
         metrics["shard"] = shard
     metrics["provenance"] = provenance({"data": [str(data)]})
