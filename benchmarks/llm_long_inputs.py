@@ -6,7 +6,8 @@ before the expression and the question; with SmolLM2's tokenizer they run to 1,6
 it now keeps the model's whole context (8,192 tokens for SmolLM2, as lm-eval resolves it).
 This scores the first ``--limit`` test instances of each domain both ways with the default
 model (SmolLM2-135M-Instruct) and prints one JSON line: accuracy, instances cut, and the
-answers that differ.
+answers that differ. Measured (books, first 100, 2 cores shared with a training): whole 0.53,
+cut at 512 0.54 (94 instances cut, 263 tokens on average); 27 of 100 answers differ.
 
     python benchmarks/llm_long_inputs.py [--limit 200] [--domains books recipes songs]
         [--threads 1]
