@@ -24,7 +24,7 @@ import torch
 
 from refbench.models.base import build_model
 from refbench.runs.metrics import choice_metrics
-from refbench.runs.runner import predict_all
+from refbench.runs.runner import predict_all, truncated_tokens
 from refbench.tasks.choices import read_choices
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "altentities"
@@ -52,7 +52,7 @@ def main() -> None:
             start = time.perf_counter()
             outputs, _ = predict_all(model, instances, None, progress=False)
             metrics = choice_metrics("altentities", instances, outputs)
-            cut = [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
+            cut = truncated_tokens(outputs)
             answers[name] = [o.answer for o in outputs]
             row[name] = {"accuracy": round(float(metrics["accuracy"]), 4),
                          "n_truncated": sum(1 for c in cut if c),

@@ -211,6 +211,11 @@ def run_model(
                       lm_eval_hashes=model.LM_EVAL_HASHES)
 
 
+def truncated_tokens(outputs: Sequence[ModelOutput]) -> list[int]:
+    """Per output, the tokens its model cut from its inputs to fit its max_length (0: none)."""
+    return [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
+
+
 def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[ChoiceInstance],
                outputs: Sequence[ModelOutput], *, limit: int | None,
                reader_options: dict[str, Any] | None, skipped: InvalidInstances | None,
@@ -240,7 +245,7 @@ def finish_run(spec: str, data: Path, out: Path, task: str, instances: Sequence[
                     "reader_options": dict(reader_options or {}), "n_cached": n_cached,
                     "uncached_batches": uncached_batches, "created": now(),
                     "out_dir": str(out), "predictions": str(pred_path)})
-    cut = [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
+    cut = truncated_tokens(outputs)
     if any(cut):  # a model that cuts long inputs says how often it did
         metrics["n_truncated"] = sum(1 for c in cut if c)
         metrics["max_truncated_tokens"] = max(cut)

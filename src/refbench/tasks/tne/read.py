@@ -35,6 +35,7 @@ def best_preposition(scores: dict[str, float]) -> str | None:
     linked = [q for q in scores if q != "no-relation"]
     return min(linked, key=lambda q: (-scores[q], PREP_ID[q])) if linked else None
 
+
 _SPELLINGS = {"first_char": ("first_char", "start_index", "start_char"),
               "last_char": ("last_char", "end_index", "end_char"),
               "first_token": ("first_token", "start_token"),
