@@ -161,9 +161,10 @@ def main() -> None:
         "log": cfg["log"], "model_dir": str(out / "model"),
         "published": {"bert": 0.61, "bert_switching": 0.71, "consistency": 0.89}}
     if args.record:
-        files = {"pred": save_gz(out / "test" / "predictions.jsonl", args.record, "test.jsonl.gz"),
+        files = {"pred": save_gz(out / "test" / "predictions.jsonl", args.record,
+                                  "test.predictions.jsonl.gz"),
                  "switched_pred": save_gz(out / "switched" / "predictions.jsonl", args.record,
-                                          "switched.jsonl.gz")}
+                                          "switched.predictions.jsonl.gz")}
         record(args.record, {
             "task": "knowref", "gold": "knowref/knowref_test.json", **files,
             "model": f"MiniLM-L6 cross-encoder ({args.head} head)",

@@ -108,7 +108,7 @@ def main() -> None:
                             for d, (rel, sc) in zip(docs, preds, strict=True))
             recorded[name] = {
                 "task": "tne", "gold": f"tne/{name}.jsonl.gz",
-                "pred": save_gz(lines, args.record, f"{name}.jsonl.gz"),
+                "pred": save_gz(lines, args.record, f"{name}.predictions.jsonl.gz"),
                 "expected": {k: round(r[k], 4) for k in KEYS if isinstance(r[k], float)}}
     if args.record:
         what = (f"MiniLM-L6 span-pair model, {cfg['head']} head, epoch {cfg['best_epoch']} "
