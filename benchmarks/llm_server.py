@@ -26,9 +26,10 @@ from pathlib import Path
 from refbench.models.base import ModelOutput, build_model
 from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
 from refbench.models.llm_server import llama_cpp_server
-from refbench.runs.metrics import choice_metrics
+from refbench.runs.record import output_metrics
 from refbench.runs.runner import predict_all
 from refbench.tasks.choices import read_choices
+from refbench.tasks.lookup import get_task
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "winograd" / "wsc273.jsonl"
 
@@ -70,8 +71,8 @@ def main() -> None:
     same = sum(g.answer == w.answer for g, w in zip(got, want, strict=True))
     diffs = [abs(a - b) for g, w in zip(got, want, strict=True)
              for a, b in zip(g.scores, w.scores, strict=True)]
-    acc_server = choice_metrics("winograd", instances, got)["accuracy"]
-    acc_local = choice_metrics("winograd", instances, want)["accuracy"]
+    acc_server = output_metrics(get_task("winograd"), instances, got)["accuracy"]
+    acc_local = output_metrics(get_task("winograd"), instances, want)["accuracy"]
     print(json.dumps({
         "benchmark": "llm_server", "data": str(args.data), "n": len(instances),
         "agreement": round(same / len(instances), 4), "same_answers": same,

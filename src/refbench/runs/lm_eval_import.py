@@ -25,9 +25,10 @@ from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
-from refbench.runs.runner import now, save_run, write_predictions
+from refbench.runs.record import now, save_run, write_predictions
 from refbench.runs.store import Store
-from refbench.tasks.choices import infer_split, infer_task, read_choices
+from refbench.tasks.base import Task
+from refbench.tasks.choices import infer_task, read_choices
 
 
 def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]]:
@@ -118,7 +119,7 @@ def run_info(samples: Sequence[Path]) -> dict[str, Any]:
 def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], Path, int]],
           data: Path) -> list[tuple[dict[str, Any], Path, int]]:
     """The sample of each instance, in the data file's order."""
-    from refbench.export.lm_eval import doc_hashes, lm_eval_doc
+    from refbench.models.lm_eval_docs import doc_hashes, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:
@@ -154,7 +155,7 @@ class Prepared(NamedTuple):
 
     paths: list[Path]
     data: Path
-    task: str
+    task: Task
     instances: list[ChoiceInstance]
     outputs: list[ModelOutput]
     hashes: list[dict[str, str]]
@@ -162,7 +163,7 @@ class Prepared(NamedTuple):
     info: dict[str, Any]
 
 
-def prepare(samples: Sequence[str | Path], data: str | Path, *, task: str | None = None,
+def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | None = None,
             rows: list[tuple[dict[str, Any], Path, int]] | None = None) -> Prepared:
     """Match lm-eval's samples of ``data`` to its instances and read their scores."""
     paths, data = [Path(p) for p in samples], Path(data)
@@ -218,7 +219,8 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
     fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
                                             default=str).encode()).hexdigest()[:24]
     metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
-                    "data": str(data), "split": infer_split(data, prep.task), "limit": None,
+                    "data": str(data), "task_version": prep.task.version,
+                    "split": prep.task.infer_split(data), "limit": None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
                     "created": now(), "out_dir": str(out),
                     "predictions": str(out / "predictions.jsonl"), "lm_eval": lm_eval})
