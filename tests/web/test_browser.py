@@ -300,14 +300,17 @@ def suite_table() -> dict[str, Any]:
 
     cols = [(v, n) for v in KITMUS_VARIANTS for n in (2, 3, 4)]
     rows = [{"system": SimpleNamespace(sid=f"s{k}", label=name), "mean": 0.6,
+             "common_mean": 0.6, "coverage": len(cols),
              "cells": [{"value": 0.5 + 0.01 * j, "ci": (0.412, 0.689), "method": "bootstrap",
                         "rid": f"r{k}-{j}"} for j in range(len(cols))]}
             for k, name in enumerate(("knowledge-match-minilm", "bert4coref", "first", "random"))]
     from refbench.web.views_board import column_blocks
 
     spans = [(v, 3) for v in KITMUS_VARIANTS]
-    return {"columns": [n for _, n in cols], "rows": rows, "suite": True, "variants": spans,
-            "blocks": column_blocks(spans), "metric": "pronoun accuracy per subtask"}
+    return {"columns": [{"group": v, "column": n, "label": str(n)} for v, n in cols],
+            "rows": rows, "suite": True, "variants": spans, "blocks": column_blocks(spans),
+            "metric": "pronoun accuracy per subtask", "n_columns": len(cols),
+            "n_common": len(cols)}
 
 
 def test_kitmus_leaderboard_fits_a_1366_screen(page: Any, base_url: str, app: Any,

@@ -25,7 +25,7 @@ from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
-from refbench.runs.record import now, save_run, write_predictions
+from refbench.runs.record import data_sha256, now, save_run, write_predictions
 from refbench.runs.store import Store
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
@@ -218,13 +218,15 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
         lm_eval["task_hashes"] = info["task_hashes"]
     fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
                                             default=str).encode()).hexdigest()[:24]
+    prov = provenance({"data": [str(data.resolve())], "samples": [str(p) for p in paths]})
     metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
-                    "data": str(data), "task_version": prep.task.version,
+                    "data": str(data.resolve()), "data_sha256": data_sha256(prov),
+                    "task_version": prep.task.version,
                     "split": prep.task.infer_split(data), "limit": None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
-                    "created": now(), "out_dir": str(out),
-                    "predictions": str(out / "predictions.jsonl"), "lm_eval": lm_eval})
-    metrics["provenance"] = provenance({"data": [str(data)], "samples": [str(p) for p in paths]})
+                    "created": now(), "out_dir": str(out.resolve()),
+                    "predictions": str((out / "predictions.jsonl").resolve()), "lm_eval": lm_eval})
+    metrics["provenance"] = prov
     metrics["provenance"]["model_config"] = {"name": "lm-eval", "model": name,
                                              "model_args": args, "version": lm_eval["version"]}
     return save_run(metrics, out, store)

@@ -74,6 +74,19 @@ class FinishedRun:
     lm_eval_hashes: bool = False
 
 
+def data_sha256(metrics_or_provenance: dict[str, Any]) -> str | None:
+    """The sha256 of the data a run read: its ``data_sha256``, else what its provenance
+    recorded (runs made before refbench recorded the first). A run's dataset is its task, this
+    content and its split, wherever the file lies."""
+    given = metrics_or_provenance.get("data_sha256")
+    if isinstance(given, str) and given:
+        return given
+    prov = metrics_or_provenance.get("provenance", metrics_or_provenance)
+    inputs = (prov.get("inputs") or {}).get("data") or [{}] if isinstance(prov, dict) else [{}]
+    sha = inputs[0].get("sha256") if isinstance(inputs[0], dict) else None
+    return str(sha) if sha else None
+
+
 def now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
@@ -102,20 +115,22 @@ def finish_run(run: FinishedRun, *, store: Store | None,
         metrics.update(run.skipped.report())
         if on_invalid is not None:
             on_invalid.skipped.extend(run.skipped.skipped)
+    prov = provenance({"data": [str(run.data.resolve())]})
     metrics.update({"model": s.model, "system": s.name,
-                    "model_fingerprint": run.fingerprint, "data": str(run.data),
-                    "task_version": run.task.version,
+                    "model_fingerprint": run.fingerprint, "data": str(run.data.resolve()),
+                    "data_sha256": data_sha256(prov), "task_version": run.task.version,
                     "split": run.task.infer_split(run.data), "limit": s.limit,
                     "reader_options": dict(s.reader_options), "n_cached": run.n_cached,
                     "uncached_batches": run.uncached_batches, "created": now(),
-                    "out_dir": str(run.out), "predictions": str(pred_path)})
+                    "out_dir": str(run.out.resolve()),
+                    "predictions": str(pred_path.resolve())})
     cut = truncated_tokens(run.outputs)
     if any(cut):  # a model that cuts long inputs says how often it did
         metrics["n_truncated"] = sum(1 for c in cut if c)
         metrics["max_truncated_tokens"] = max(cut)
     if run.shard is not None:
         metrics["shard"] = run.shard
-    metrics["provenance"] = provenance({"data": [str(run.data)]})
+    metrics["provenance"] = prov
     metrics["provenance"]["model_config"] = run.model_config
     return save_run(metrics, run.out, None if run.shard else store)
 
@@ -172,13 +187,12 @@ def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[st
 def record_run(store: Store, metrics: dict[str, Any], out: Path) -> int:
     """Add a finished run (its metrics.json) to the store. When the store cannot take it, the
     error says how to record the run later from its folder."""
-    inputs = metrics.get("provenance", {}).get("inputs", {}).get("data", [{}])
     try:
         return store.add_run(
             created=str(metrics.get("created") or now()), model=str(metrics["model"]),
             fingerprint=str(metrics["model_fingerprint"]), task=str(metrics["task"]),
-            data=str(metrics["data"]), data_sha256=(inputs[0] if inputs else {}).get("sha256"),
-            n=int(metrics["n"]), metrics=metrics, out_dir=str(out),
+            data=str(metrics["data"]), data_sha256=data_sha256(metrics),
+            n=int(metrics["n"]), metrics=metrics, out_dir=str(out.resolve()),
             split=metrics.get("split"), system=metrics.get("system"))
     except StoreError as exc:
         raise RefbenchError(f"{exc.message}. The run's predictions and metrics are in {out}; "

@@ -17,7 +17,7 @@ from typing import Any
 
 from refbench.core.errors import UsageError
 from refbench.core.invalid import InvalidInstances
-from refbench.tasks.answers import system_name
+from refbench.tasks.answers import run_metadata, system_name
 from refbench.tasks.base import Task
 
 
@@ -43,6 +43,13 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
     if len(systems) > 1:
         raise UsageError("several --system names are for several suite folders; one file "
                          "(or several runs of one system) takes one name")
+    if len(paths) > 1 and not systems:
+        named = {system_of(p) for p in paths} - {None}
+        if len(named) > 1:
+            raise UsageError(f"these predictions are of {len(named)} systems "
+                             f"({', '.join(sorted(str(n) for n in named))}): runs are averaged "
+                             "only as seeds of one system. Evaluate each system on its own, "
+                             "or give --system NAME to average them as runs of one system")
     options: dict[str, Any] = {}
     if switched_pred is not None:
         options["switched_pred"] = switched_pred
@@ -56,3 +63,15 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
     result["split"] = task.infer_split(gold)
     result.setdefault("system", system_name(paths[0], *systems[:1]))
     return result
+
+
+def system_of(pred: Path) -> str | None:
+    """The system a refbench run folder (or its predictions file) records, by its model spec
+    and fingerprint (the name it was given beside); None for a file of unknown origin (several
+    such files are taken as runs of one system, as the published KITMUS runs are)."""
+    meta = run_metadata(pred)
+    if not meta or not meta.get("model"):
+        return None
+    name = str(meta.get("system") or meta["model"])
+    return f"{name} ({meta.get('model_fingerprint', '?')})" if name == meta["model"] \
+        else name

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
-from refbench.web.datasets import Dataset, discover, open_dataset, suite_root_of
+from refbench.web.datasets import (
+    Dataset,
+    content_sha256,
+    discover,
+    open_dataset,
+    suite_root_of,
+)
 from refbench.web.index import IndexFolder
 from refbench.web.runs import RunInfo, System, all_runs, systems_for
 
@@ -45,6 +51,7 @@ class Catalog:
         self._runs_at = -1.0
         self._lock = threading.Lock()
         self.run_problems: list[tuple[str, str]] = []
+        self._gold: dict[str, bool] = {}  # documents datasets: whether they hold gold
         for run in self.runs():
             self._add_run_dataset(run)
 
@@ -61,8 +68,15 @@ class Catalog:
         return next((r for r in self.runs() if r.rid == rid), None)
 
     def _add_run_dataset(self, run: RunInfo) -> None:
-        """Make a run's data browsable when no dataset given on the command line holds it."""
-        if run.data is None or any(d.holds(run.data) for d in self.datasets.values()):
+        """Make a run's data browsable when no dataset given on the command line holds it:
+        the file it read, when it still holds what the run read (else the run is listed as on
+        data that is not served)."""
+        if run.data is None or self._holder(run) is not None:
+            return
+        if run.data_sha256 and (not run.data.is_file()
+                                or content_sha256(run.data) != run.data_sha256):
+            self.skipped.append((str(run.data), f"run {run.rid}: this file no longer holds "
+                                 "the data the run read (its sha256 differs)"))
             return
         target = suite_root_of(run.data, run.task)
         try:
@@ -81,18 +95,34 @@ class Catalog:
         if run.data is None:
             return next((d for d in self.datasets.values() if d.task.name == run.task
                          and any(run in s.runs for s in self.systems(d))), None)
-        return next((d for d in self.datasets.values() if d.holds(run.data)), None)
+        return self._holder(run)
+
+    def _holder(self, run: RunInfo) -> Dataset | None:
+        """The served dataset holding what the run read (a file dataset before a folder)."""
+        held = [d for d in self.datasets.values()
+                if d.holds(run.task, run.data, run.data_sha256)]
+        return min(held, key=lambda d: (d.is_folder, d.label), default=None)
 
     # -- systems ------------------------------------------------------------------------------
     def systems(self, ds: Dataset) -> list[System]:
         """The systems that answer instances of ``ds``. TNE prediction files say nothing of
         their data, so they count where their document ids match (once the index exists)."""
         found = systems_for(ds, self.runs())
-        if ds.task.documents is None or not self.index.is_current(ds):
+        if ds.task.documents is None:
+            return found
+        if not self._has_gold(ds):
+            return []  # prediction files are scored against gold: none on unlabelled data
+        if not self.index.is_current(ds):
             return found
         from refbench.web.predictions import ensure_system
 
         return [s for s in found if ensure_system(self.index, ds, s)["matched"] > 0]
+
+    def _has_gold(self, ds: Dataset) -> bool:
+        if ds.key not in self._gold:
+            assert ds.task.documents is not None
+            self._gold[ds.key] = ds.task.documents.has_gold(ds.files)
+        return self._gold[ds.key]
 
     def system_of(self, ds: Dataset, run: RunInfo) -> System | None:
         return next((s for s in self.systems(ds) if run in s.runs), None)

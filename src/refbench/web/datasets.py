@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
@@ -46,10 +47,39 @@ class Dataset:
         """How the web app shows the task's instances (the task's web capability)."""
         return self.task.web or PLAIN
 
-    def holds(self, file: Path) -> bool:
-        """Whether a run's data file is (or lies inside) this dataset."""
+    @cached_property
+    def contents(self) -> frozenset[str]:
+        """The sha256 of each of its files: a dataset is its task, these contents and their
+        splits, wherever the files lie (so a run is attached by what it read, never by a path
+        as typed)."""
+        return frozenset(content_sha256(f) for f in self.files)
+
+    def holds(self, task: str, file: Path | None, sha256: str | None) -> bool:
+        """Whether a run of ``task`` on ``file`` (whose content had ``sha256`` when it ran)
+        answers this dataset: by content when the run recorded it, else (runs recorded before
+        refbench kept it) by the file's place."""
+        if task != self.task.name:
+            return False
+        if sha256:
+            return sha256 in self.contents
+        if file is None:
+            return False
         f = file.resolve()
         return f in self.files or (self.path.is_dir() and self.path in f.parents)
+
+
+_SHAS: dict[tuple[str, int, int], str] = {}
+
+
+def content_sha256(path: Path) -> str:
+    """A file's sha256, computed once per process while its size and time are unchanged."""
+    from refbench.core.io import sha256_file
+
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _SHAS:
+        _SHAS[key] = sha256_file(path)
+    return _SHAS[key]
 
 
 @dataclass

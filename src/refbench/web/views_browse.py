@@ -44,14 +44,19 @@ def home() -> str:
     groups = group_runs(cat, runs, wanted)
     return render_template("home.html", datasets=rows, runs=runs, run_groups=groups,
                            run_filter=wanted,
-                           shown=sum(g.n_runs for g in groups),
+                           shown=len({r.rid for g in groups for s in g.systems
+                                      for r in s.runs}),
                            skipped=cat.skipped + cat.run_problems,
                            store=cat.config.store)
 
 
 @bp.route("/data/<key>")
-def dataset(key: str) -> str:
+def dataset(key: str) -> str | Response:
     ds = dataset_or_404(key)
+    opening = _split_with_runs(ds) if not request.args else None
+    if opening is not None:  # a dataset of several splits opens on the one its runs are on
+        args: dict[str, Any] = {"f.split": opening}
+        return redirect(url_for("browse.dataset", key=key, **args))
     systems = selected_systems(ds)
     query = list_query(ds, systems)
     with connect(ds) as db:
@@ -70,6 +75,21 @@ def dataset(key: str) -> str:
     if request.headers.get("HX-Request") and request.headers.get("HX-Target") == "listing":
         return render_template("_listing.html", **context)
     return render_template("dataset.html", **context)
+
+
+def _split_with_runs(ds: Dataset) -> str | None:
+    """The one split every run on the dataset answered, when the dataset holds several
+    splits (WinoBias: dev and test; a KITMUS suite: train, validation, test); else None."""
+    if "split" not in idx.facet_names(ds.view):
+        return None
+    splits = {str(r.metrics.get("split")) for s in catalog().systems(ds) for r in s.runs
+              if r.metrics.get("split")}
+    if len(splits) != 1:
+        return None
+    with connect(ds) as db:
+        held = {str(v) for (v,) in db.execute("SELECT DISTINCT f_split FROM items")}
+    (split,) = splits
+    return split if split in held and len(held) > 1 else None
 
 
 @bp.route("/data/<key>/jump")

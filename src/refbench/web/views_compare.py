@@ -62,11 +62,15 @@ def slice_table(db: sqlite3.Connection, view: WebView, sids: list[str]
                     "n": int(n), "accuracy": right / n, "ci": wilson_interval(int(right), int(n))}
         if not values or (name != "all" and len(values) < 2):
             continue
+        # the best figure of a row is bold only where every system answered as many instances
+        # (a system scored on 2,000 instances is never ranked against one scored on 48,000)
+        unequal = {v for v, by in values.items()
+                   if len(by) < len(sids) or len({c["n"] for c in by.values()}) > 1}
         best = {v: max((c["accuracy"] for c in by.values()), default=None)
-                for v, by in values.items()}
+                if v not in unequal else None for v, by in values.items()}
         ordered = sorted(values.items(), key=lambda x: idx_natural(x[0]))
         out.append({"name": name, "label": labels.get(name, name), "rows": ordered,
-                    "best": best})
+                    "best": best, "unequal": unequal})
     return out
 
 

@@ -14,6 +14,11 @@ from typing import Any
 
 
 class Documents:
+    def has_gold(self, data: Sequence[Path]) -> bool:
+        """Whether the files hold the gold a prediction file is scored against (an unlabelled
+        release has none: prediction files are not attached to it)."""
+        return True
+
     def is_prediction_file(self, path: Path) -> bool:
         """A prediction file of this task (found in a ``serve --runs`` folder beside run
         folders)."""

@@ -68,6 +68,15 @@ class FolderRuns:
         """The leaderboard cell of one run on a file of the folder: (group, column)."""
         return str(metrics.get("data")), 0
 
+    def column_label(self, column: int) -> str:
+        """A leaderboard column's heading (KITMUS: the number of entities)."""
+        return str(column)
+
+    def group_summary(self, values: dict[int, float]) -> list[tuple[str, float | None]]:
+        """Columns the leaderboard adds after each group's, from the group's values by
+        column (WinoBias: Diff, ``|Pro - Anti|``); with no values, their labels."""
+        return []
+
     def evaluate(self, task: TaskCore, gold: Path, preds: Sequence[Path], *,
                  systems: Sequence[str] = (), split: str = "test", bootstrap: int = 1000,
                  seed: int = 0, on_invalid: InvalidInstances | None = None,

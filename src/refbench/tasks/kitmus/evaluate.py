@@ -114,8 +114,8 @@ def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1
         "extra_ids": extra[:20],
         "ci95": {**cis, "resamples": bootstrap, "seed": seed},
         "random_baseline": {"pronoun_accuracy": random_acc, "antecedent_f1": random_acc},
-        "slices": {name: {k: _slim(t.summary()) for k, t in sorted(group.items())}
-                   for name, group in sorted(slices.items())},
+        "kitmus_slices": {name: {k: _slim(t.summary()) for k, t in sorted(group.items())}
+                          for name, group in sorted(slices.items())},
         "prediction_format": preds.kind,
         "warnings": list(preds.warnings),
     })

@@ -21,7 +21,7 @@ from refbench.tasks.kitmus.web import KitmusWebView
 
 _RUN_KEYS = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antecedent_recall",
              "task_specific_accuracy", "decisions", "ci95", "random_baseline", "variant",
-             "n_entities")
+             "n_entities", "kitmus_slices")
 _REGISTRIES = "refbench.tasks.kitmus.registries"
 
 
@@ -72,12 +72,24 @@ class KitmusTask(Task):
                  split: str = "test", bootstrap: int = 1000, seed: int = 0,
                  reader_options: dict[str, Any] | None = None,
                  on_invalid: InvalidInstances | None = None, **options: Any) -> dict[str, Any]:
-        from refbench.tasks.answers import prediction_file, system_name
+        from refbench.tasks.answers import prediction_file, read_choice_answers, system_name
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
-        return evaluate_files(gold, [prediction_file(p) for p in preds], bootstrap=bootstrap,
-                              seed=seed, system=system_name(preds[0], *systems[:1]),
-                              on_invalid=on_invalid)
+        files = [prediction_file(p) for p in preds]
+        result = evaluate_files(gold, files, bootstrap=bootstrap, seed=seed,
+                                system=system_name(preds[0], *systems[:1]),
+                                on_invalid=on_invalid)
+        if len(files) > 1 or result.get("prediction_format") != "answers":
+            return result
+        # A choice system's answers (what ``run`` writes): its choice figures too, the ones
+        # ``run`` records beside the scorer's, from the same definition.
+        again = InvalidInstances() if on_invalid is not None else None
+        instances = self.gold_instances(gold, None, again)
+        read = read_choice_answers(files[0], instances)
+        choice = self.choice_metrics(instances, read.answers, answers_norm=read.answers_norm,
+                                     bootstrap=bootstrap, seed=seed)
+        ci = {**choice.pop("ci95", {}), **result.get("ci95", {})}
+        return {**choice, **result, "ci95": ci}
 
 
 TASK = KitmusTask()

@@ -37,6 +37,17 @@ class TneWebView(WebView):
 
 
 class TneDocuments(Documents):
+    def has_gold(self, data: Sequence[Path]) -> bool:
+        """An unlabelled release (``test_unlabeled``) has ``np_relations: null`` throughout:
+        its first document says which."""
+        from refbench.tasks.tne.read import read_tne
+
+        for f in data:
+            first = next(iter(read_tne(f)), None)
+            if first is not None and first.relations is not None:
+                return True
+        return False
+
     def is_prediction_file(self, path: Path) -> bool:
         from refbench.core.inputs import open_text
 

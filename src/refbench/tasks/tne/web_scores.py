@@ -29,10 +29,9 @@ def evaluate_file(data: tuple[str, ...], data_stamp: str, pred: str,
     docs = _documents(data, data_stamp)
     gold = {d.id: d for d in docs}
     try:
-        preds = read_predictions(pred, gold)
-    except RefbenchError as exc:
+        return evaluate_tne(docs, read_predictions(pred, gold))
+    except RefbenchError as exc:  # other documents, or gold without relations to score
         return {"error": exc.render()}
-    return evaluate_tne(docs, preds)
 
 
 def document_outputs(payloads: dict[str, dict[str, Any]], predictions: Path

@@ -46,10 +46,16 @@ class WinogenderFolder(FolderRuns):
                  systems: Sequence[str] = (), split: str = "test", bootstrap: int = 1000,
                  seed: int = 0, on_invalid: InvalidInstances | None = None,
                  allow_missing: bool = False) -> dict[str, Any]:
+        from refbench.tasks.answers import system_name
         from refbench.tasks.winogender.read import find_release
 
-        return task.evaluate(find_release(gold), preds, systems=systems, split=split,
-                             bootstrap=bootstrap, seed=seed, on_invalid=on_invalid)
+        file = find_release(gold)
+        r = task.evaluate(file, preds, systems=systems, split=split, bootstrap=bootstrap,
+                          seed=seed, on_invalid=on_invalid)
+        r.update({"data": str(file), "predictions": r.get("pred")})
+        name = system_name(preds[0], *systems[:1])
+        return self.combine(gold, [({}, r)], split=split, model=str(r.get("model") or name),
+                            system=name)
 
 
 class WinogenderExport(HfExport):

@@ -35,13 +35,36 @@ def _dig(obj: Any, keys: Sequence[str]) -> Any:
     return obj
 
 
+# The count each flat figure is a rate of (its interval's n), beside the figure.
+COUNTS = {"accuracy_male": ("by_gender", "male", "n"),
+          "accuracy_female": ("by_gender", "female", "n"),
+          "accuracy_neutral": ("by_gender", "neutral", "n"),
+          "flip_rate": ("flip", "n_groups"), "gotcha_accuracy": ("gotcha", "gotcha", "n"),
+          "not_gotcha_accuracy": ("gotcha", "not_gotcha", "n"),
+          "pearson_r": ("occupations", "n_occupations")}
+
+
 def figures(instances: Sequence[ChoiceInstance], answers: Sequence[int | None]
             ) -> dict[str, Any]:
-    """The Winogender figures, nested under ``winogender`` and flattened for tables."""
+    """The Winogender figures, nested under ``winogender`` and flattened for tables, with a
+    95% interval each (``ci95``: Wilson for rates over their groups, Fisher's z for r; the
+    method of each is in ``ci95_methods``)."""
+    from refbench.metrics.intervals import pearson_interval, wilson_of
     from refbench.tasks.winogender.metrics import winogender_metrics
 
     m = winogender_metrics(instances, answers)
-    return {"winogender": m, **{k: _dig(m, path) for k, path in FLAT}}
+    flat = {k: _dig(m, path) for k, path in FLAT}
+    ci: dict[str, Any] = {}
+    methods: dict[str, str] = {}
+    for key, path in COUNTS.items():
+        n = _dig(m, path)
+        if flat.get(key) is None or not isinstance(n, int):
+            continue
+        got = pearson_interval(flat[key], n) if key == "pearson_r" else wilson_of(flat[key], n)
+        if got is not None:
+            ci[key] = list(got)
+            methods[key] = "fisher-z" if key == "pearson_r" else "wilson"
+    return {"winogender": m, **flat, "ci95": ci, "ci95_methods": methods}
 
 
 class WinogenderTask(Task):
@@ -89,7 +112,9 @@ class WinogenderTask(Task):
         instances = self.gold_instances(gold, reader_options, on_invalid)
         read = read_choice_answers(pred, instances)
         result = self.choice_metrics(instances, read.answers, bootstrap=bootstrap, seed=seed)
-        result.update(figures(instances, read.answers))
+        mine = figures(instances, read.answers)
+        result["ci95"] = {**result.get("ci95", {}), **mine.pop("ci95")}
+        result.update(mine)
         result.update({"n_missing": read.n_missing, "n_extra": read.n_extra,
                        "warnings": read.warnings, "pred": str(prediction_file(pred))})
         return result
