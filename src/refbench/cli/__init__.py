@@ -13,6 +13,7 @@ import click
 from refbench import __version__
 from refbench.cli import altentities as altentities_cli
 from refbench.cli import convert as convert_cli
+from refbench.cli import data as data_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import export as export_cli
 from refbench.cli import kitmus as kitmus_cli
@@ -49,6 +50,7 @@ app.add_command(knowref_cli.knowref)
 app.add_command(tne_cli.tne)
 app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
+app.add_command(data_cli.data)
 
 
 def _task_commands() -> None:

@@ -153,6 +153,29 @@ class InputPath(click.Path):
 PATH = InputPath()
 
 
+class DataPath(InputPath):
+    """An input path that may also name a published release: ``NAME`` or ``NAME:SPLIT`` (see
+    ``refbench data list``) becomes the file or folder in the data folder that
+    ``refbench data get NAME`` filled. A path that exists wins over a name."""
+
+    name = "path or release"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not os.path.lexists(value):
+            from refbench.releases.cache import looks_like_release, near_release, resolve
+
+            if looks_like_release(value):
+                value = str(resolve(value))
+            elif (near := near_release(value)) is not None:
+                raise UsageError(f"{value}: no such file, and no release of that name; did "
+                                 f"you mean {near}? (refbench data list)")
+        return super().convert(value, param, ctx)
+
+
+DATA = DataPath()
+
+
 class OutputPath(click.Path):
     """An output path, checked when the options are parsed (before any work starts): a folder
     where a file is expected, a read-only place or ``/proc/...`` is one error naming the path;

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_FILE, PATH
+from refbench.cli.common import CONTEXT, DATA, OUT_FILE
 
 EXAMPLE = ("Examples: refbench convert suite/background-both/subtask_2_ents/test.jsonl test.tsv "
            "--view task-text-only  |  refbench convert test.v4_gold_conll test.jsonlines.gz")
 
 
 @click.command("convert", context_settings=CONTEXT, epilog=EXAMPLE)
-@click.argument("src", type=PATH)
+@click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
 @click.option("--to", default=None, help="conll, jsonlines, tsv or txt (default: from DST).")
 @click.option("--view", default="full-text", show_default=True,

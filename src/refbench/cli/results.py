@@ -10,6 +10,7 @@ import click
 from refbench.cli.common import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_DIR,
     PATH,
     POSITIVE,
@@ -180,7 +181,7 @@ def results_import(source: Path, store: Path | None) -> None:
     "lm-eval --data kitmus-suite wrote; a suite run folder, as refbench run --data "
     "kitmus-suite writes)"))
 @click.argument("samples", type=PATH, nargs=-1, required=True)
-@click.option("--data", type=PATH, required=True,
+@click.option("--data", type=DATA, required=True,
               help="The data file, or the folder (KITMUS suite, release folder), the lm-eval "
                    "task or group was exported from.")
 @click.option("--split", default="test", show_default=True,

@@ -11,6 +11,7 @@ import click
 from refbench.cli.common import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_ANY,
     OUT_FILE,
     PATH,
@@ -82,7 +83,7 @@ def _common(f: F) -> F:
     "  |  refbench study create kitmus-validation --data ../shared/data/kitmus-official/released/"
     "background-train/subtask_2_ents/full-text/test.v4_gold_conll.gz --n 20 --annotators 6 "
     "--out k.sqlite"))
-@click.option("--data", type=PATH, multiple=True, required=True,
+@click.option("--data", type=DATA, multiple=True, required=True,
               help="A KITMUS suite folder or any choice data file refbench reads (repeatable).")
 @click.option("--n", "n", type=POSITIVE, default=40, show_default=True,
               help="Instances to ask about.")
@@ -110,7 +111,7 @@ def create_kitmus(data: tuple[Path, ...], n: int, conditions: str, gold_checks: 
 @create.command("altentities-collection", context_settings=CONTEXT, epilog=(
     "Example: refbench study create altentities-collection --data ../shared/data/altentities/"
     "books/test.json.gz --n 50 --method similar-description --annotators 2 --out ae.sqlite"))
-@click.option("--data", type=PATH, multiple=True, required=True,
+@click.option("--data", type=DATA, multiple=True, required=True,
               help="Entities JSONL or AltEntities JSON files (repeatable).")
 @click.option("--n", "n", type=POSITIVE, default=50, show_default=True, help="Questions to ask.")
 @click.option("--method", default="uniform", show_default=True, help="uniform, same-name, "
@@ -140,7 +141,7 @@ def create_altentities(data: tuple[Path, ...], n: int, method: str, domain: str 
     "Examples: refbench study create tne-annotation --data ../shared/data/tne/dev-v1.1.jsonl.gz "
     "--n 10 --out tne.sqlite  |  refbench study create tne-annotation --data stories/ --n 5 "
     "--out tne.sqlite"))
-@click.option("--data", type=PATH, required=True, help="A TNE file (its NPs), or texts: a .txt "
+@click.option("--data", type=DATA, required=True, help="A TNE file (its NPs), or texts: a .txt "
               "file, a folder of .txt files, or JSONL with id and text (NPs from the chunker).")
 @click.option("--n", "n", type=POSITIVE, default=10, show_default=True, help="Documents.")
 @_common
