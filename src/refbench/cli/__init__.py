@@ -18,6 +18,7 @@ from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import export as export_cli
 from refbench.cli import kitmus as kitmus_cli
 from refbench.cli import knowref as knowref_cli
+from refbench.cli import llm as llm_cli
 from refbench.cli import report as report_cli
 from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
@@ -51,6 +52,7 @@ app.add_command(tne_cli.tne)
 app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
 app.add_command(data_cli.data)
+app.add_command(llm_cli.llm)
 
 
 def _task_commands() -> None:

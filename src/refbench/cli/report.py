@@ -65,6 +65,11 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         from refbench.report.results import load_results
 
         data = load_results(results)
+        for r in data:
+            cov = r.get("data_coverage")
+            if isinstance(cov, dict):
+                click.echo(f"note: {r.get('_path')} covers {cov.get('n')} of {cov.get('of')} "
+                           f"instances of its data ({cov.get('by', '--limit')})", err=True)
     else:
         raise UsageError("give result files or run folders, or --from-store")
     text = build_tables(data, fmt=fmt, metric=metric, ci=ci, standalone=standalone)
