@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from refbench.models.base import build_model
 from refbench.models.llm_weights import SMOLLM2_FILE, smollm2_dir
 from refbench.runs.runner import predict_all
@@ -33,42 +35,51 @@ def scores(model: Any, instances: list[Any]) -> list[tuple[float, ...]]:
     return [o.scores for o in outputs]
 
 
-def test_a_gguf_file_and_its_hf_export_score_the_same(smollm2_hf: Path) -> None:
+@pytest.fixture(scope="module")
+def gguf_lm() -> Any:
+    """The default model, named by its GGUF file (``llm-loglik:FILE.gguf``), in process."""
+    return build_model(f"llm-loglik:{smollm2_dir() / SMOLLM2_FILE}")
+
+
+def test_a_gguf_file_and_its_hf_export_score_the_same(gguf_lm: Any, smollm2_hf: Path) -> None:
     config = json.loads((smollm2_hf / "config.json").read_text())
     assert "quantization_config" not in config and config["architectures"] == [
         "LlamaForCausalLM"]
     assert (smollm2_hf / "model.safetensors").is_file()
     assert (smollm2_hf / "tokenizer.json").is_file()
     instances = list(read_choices(DATA["winograd"]))
-    gguf = scores(build_model(f"llm-loglik:{smollm2_dir() / SMOLLM2_FILE}"), instances)
+    gguf = scores(gguf_lm, instances)
     folder = scores(build_model(f"llm-loglik:{smollm2_hf}"), instances)
     assert all(abs(a - b) < 1e-4 for g, f in zip(gguf, folder, strict=True)
                for a, b in zip(g, f, strict=True))
 
 
-def test_export_hf_cli(tmp_path: Path, smollm2_hf: Path) -> None:
-    # a Hugging Face folder is exported as itself (the tiny round trip: no GGUF to load)
-    done = run_cli("llm", "export-hf", f"llm-loglik:{smollm2_hf}", "--out",
-                   str(tmp_path / "copy"), "--json")
+@needs_shared(WSC273)
+def test_the_recorded_in_process_answers_are_current(gguf_lm: Any) -> None:
+    """The first instances of WSC273, scored in process now, as recorded."""
+    instances = list(read_choices(WSC273))[:6]
+    want = recorded()
+    for inst, s in zip(instances, scores(gguf_lm, instances), strict=True):
+        assert all(abs(a - b) < 1e-4 for a, b in zip(s, want[inst.id]["scores"], strict=True))
+
+
+def test_export_hf_cli(tmp_path: Path, tiny_lm: Path) -> None:
+    """A Hugging Face folder exported as itself (a tiny model: the CLI, not the weights, is
+    under test here); the copy scores as the original; bad input is one error line."""
+    done = run_cli("llm", "export-hf", f"llm-loglik:{tiny_lm}", "--out", str(tmp_path / "copy"),
+                   "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["parameters"] == 134_515_008
-    again = run_cli("llm", "export-hf", str(smollm2_hf), "--out", str(tmp_path / "copy"))
+    assert json.loads(done.stdout)["architecture"] == "LlamaForCausalLM"
+    instances = list(read_choices(DATA["winograd"]))
+    assert scores(build_model(f"llm-loglik:{tmp_path / 'copy'}"), instances) == scores(
+        build_model(f"llm-loglik:{tiny_lm}"), instances)
+    again = run_cli("llm", "export-hf", str(tiny_lm), "--out", str(tmp_path / "copy"))
     assert again.returncode == 2 and "--overwrite" in again.stderr
     bad = tmp_path / "notes.txt"
     bad.write_text("x")
     wrong = run_cli("llm", "export-hf", str(bad), "--out", str(tmp_path / "w"))
     assert wrong.returncode == 2 and ".gguf file" in wrong.stderr
-    assert not (tmp_path / "w").exists()
-
-
-@needs_shared(WSC273)
-def test_the_recorded_in_process_answers_are_current() -> None:
-    """The first instances of WSC273, scored in process now, as recorded."""
-    instances = list(read_choices(WSC273))[:6]
-    want = recorded()
-    got = scores(build_model("llm-loglik"), instances)
-    for inst, s in zip(instances, got, strict=True):
-        assert all(abs(a - b) < 1e-4 for a, b in zip(s, want[inst.id]["scores"], strict=True))
+    assert len(wrong.stderr.strip().splitlines()) == 1 and not (tmp_path / "w").exists()
 
 
 @needs_shared(WSC273)

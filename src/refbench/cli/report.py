@@ -60,6 +60,8 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
             click.echo(f"note: left out {note}", err=True)
         if not data:
             raise UsageError("no runs in the results store match" if (run_ids or tag)
+                             else "every run in the results store covers only part of its "
+                             "data (--limit): nothing to tabulate" if skipped
                              else "the results store has no runs yet")
     elif results:
         from refbench.report.results import load_results

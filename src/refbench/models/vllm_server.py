@@ -73,6 +73,7 @@ def vllm_server(folder: str | Path, *, python: Path, timeout: float = 600, log: 
     if eager:
         command.append("--enforce-eager")
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=KV_CACHE_GIB, HF_HUB_OFFLINE="1")
+    env.pop("PYTHONPATH", None)  # vLLM's virtualenv is its own: nothing of ours on its path
     sink = log.open("wb") if log is not None else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env,

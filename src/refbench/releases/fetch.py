@@ -19,11 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from refbench.core.errors import RefbenchError
+from refbench.core.errors import E_DOWNLOAD, RefbenchError
 from refbench.releases.cache import verified
 from refbench.releases.manifest import Release, ReleaseFile
 
-E_DOWNLOAD = 500  # a download failed or did not match its pinned checksum
 CONNECT_TIMEOUT = 15.0  # seconds to connect; reads wait at most READ_TIMEOUT between bytes
 READ_TIMEOUT = 60.0
 PROGRESS_BYTES = 1_000_000  # a progress bar for files this large or larger
@@ -97,6 +96,9 @@ def _download(url: str, rel: str, sha: str, root: Path, *, retries: int, progres
         _remove_empty(made)
         raise RefbenchError(f"cannot write the data folder ({exc.strerror or exc})",
                             code=E_DOWNLOAD, path=root / rel) from None
+    except BaseException:  # Ctrl-C, SIGTERM: pooch has removed its temporary file
+        _remove_empty(made)
+        raise
 
 
 def _missing_parents(path: Path, root: Path) -> list[Path]:
