@@ -34,9 +34,10 @@ from refbench.core.io import dumps_jsonl
 from refbench.models.base import build_model
 from refbench.models.llm_weights import export_hf
 from refbench.models.vllm_server import vllm_python, vllm_server
-from refbench.runs.metrics import choice_metrics
+from refbench.runs.record import output_metrics
 from refbench.runs.runner import predict_all
 from refbench.tasks.choices import read_choices
+from refbench.tasks.lookup import get_task
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "winograd" / "wsc273.jsonl"
@@ -108,7 +109,7 @@ def main() -> None:
         reference = {i.id: {"id": i.id, "answer": o.answer, "scores": list(o.scores)}
                      for i, o in zip(instances, outputs, strict=True)}
         if args.record:
-            acc = choice_metrics("winograd", instances, outputs)["accuracy"]
+            acc = output_metrics(get_task("winograd"), instances, outputs)["accuracy"]
             rel = save_gz("".join(dumps_jsonl(r) + "\n" for r in reference.values()),
                           args.record, "test.predictions.jsonl.gz")
             record(args.record, {"task": "winograd", "gold": "winograd/wsc273.jsonl",

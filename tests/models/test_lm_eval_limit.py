@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from refbench.cli import app
-from refbench.cli.common import run_guarded
+from refbench.core.commands import run_guarded
 from refbench.export.lm_eval import export_lm_eval
 from refbench.tasks.result_text import about
 from tests.models.lm_eval_fake import fake_run

@@ -110,7 +110,7 @@ def test_interrupted_generate_says_so_and_leaves_nothing(tmp_path: Path, sig: in
 
 
 def test_ctrl_c_says_what_was_kept_and_exits_130(capsys: pytest.CaptureFixture[str]) -> None:
-    from refbench.cli.common import run_guarded
+    from refbench.core.commands import run_guarded
 
     @click.command()
     def slow() -> None:

@@ -51,7 +51,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Flask:
 
 def key(app: Flask, task: str) -> str:
     cat = app.config["CATALOG"]
-    return next(k for k, d in cat.datasets.items() if d.task == task)
+    return next(k for k, d in cat.datasets.items() if d.task.name == task)
 
 
 def test_foreign_host_is_refused_and_never_echoed(app: Flask) -> None:
@@ -253,7 +253,7 @@ def test_access_log_shows_the_route_not_the_token(tmp_path: Path,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     from werkzeug.serving import make_server
 
-    from refbench.studies.kitmus import create_kitmus_study
+    from refbench.tasks.kitmus.study import create_kitmus_study
     from refbench.web.guard import RedactingHandler
     from refbench.web.serve import study_blueprints
     from tests.studies.conftest import make_suite, tokens
@@ -283,10 +283,10 @@ def test_access_log_shows_the_route_not_the_token(tmp_path: Path,
 
 
 def test_non_loopback_study_serves_only_the_study(tmp_path: Path) -> None:
-    from refbench.studies.kitmus import create_kitmus_study
-    from refbench.studies.server import studies_app
+    from refbench.tasks.kitmus.study import create_kitmus_study
     from refbench.web.guard import allowed_hosts
     from refbench.web.serve import studies_only, study_blueprints
+    from refbench.web.study.server import studies_app
     from tests.studies.conftest import make_suite, tokens
 
     assert studies_only("0.0.0.0", True, False)

@@ -12,7 +12,7 @@ XSS = ("<script>alert(", "<img src=x onerror")
 
 def key(app: Any, task: str, *, suite: bool = False) -> str:
     for ds in app.config["CATALOG"].datasets.values():
-        if ds.task == task and (ds.kind == "kitmus-suite") == suite:
+        if ds.task.name == task and (ds.kind == "kitmus-suite") == suite:
             return str(ds.key)
     raise AssertionError(f"no {task} dataset")
 

@@ -21,7 +21,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_dataset_instance_and_compare(app: Any) -> None:
     client = app.test_client()
     cat = app.config["CATALOG"]
-    (ds,) = [d for d in cat.datasets.values() if d.task == "winobias"]
+    (ds,) = [d for d in cat.datasets.values() if d.task.name == "winobias"]
     page = client.get(f"/data/{ds.key}").get_data(as_text=True)
     assert len(ds.files) == 8
     assert "?f.stereotype=anti" in page and "?f.split=dev" in page

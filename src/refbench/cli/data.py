@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, print_json
+from refbench.core.commands import CONTEXT, print_json
 
 DIR_HELP = ("The data folder (default: $REFBENCH_DATA_DIR, else "
             "$XDG_DATA_HOME/refbench/data, i.e. ~/.local/share/refbench/data).")
@@ -20,6 +20,22 @@ DIR_HELP = ("The data folder (default: $REFBENCH_DATA_DIR, else "
 def data() -> None:
     """Get the benchmarks' published releases by name, checked file by file (sha256), and use
     them as --data NAME (or NAME:SPLIT) in every command."""
+
+
+def resolve_reference(value: str) -> Path | None:
+    """What a ``DATA`` option makes of a value that is no existing path: the release file or
+    folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
+    that is one letter off a release's or a release not fetched yet."""
+    from refbench.core.errors import UsageError
+    from refbench.releases.cache import looks_like_release, near_release, resolve
+
+    if looks_like_release(value):
+        return resolve(value)
+    near = near_release(value)
+    if near is not None:
+        raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
+                         f"{near}? (refbench data list)")
+    return None
 
 
 def _size(n: int) -> str:

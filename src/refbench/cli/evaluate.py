@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import (
+from refbench.core.commands import (
     CONTEXT,
     COUNT,
     DATA,
@@ -80,15 +80,17 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     """
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances
-    from refbench.core.registry import TASKS
     from refbench.report.text import result_text
-    from refbench.tasks.base import Task, get_task
+    from refbench.tasks.lookup import get_task
     from refbench.tasks.scoring import evaluate_predictions
 
-    task = TASKS.canonical(task)
-    if plot is not None and type(get_task(task)).plot_result is Task.plot_result:
-        raise UsageError("--plot draws the TNE confusion heat-map; for other tasks use "
-                         "refbench evaluate --out R.json, then refbench report R.json --plot")
+    the_task = get_task(task)
+    figure = the_task.report.result_figure if the_task.report else ""
+    if plot is not None and not figure:
+        drawn = ", ".join(f"{t.title} {t.report.result_figure}" for t in _figure_tasks())
+        raise UsageError(f"--plot draws a task's figure of one result ({drawn}); for "
+                         f"{the_task.name} use refbench evaluate --out R.json, then refbench "
+                         "report R.json --plot")
     reader: dict[str, Any] = {}
     if input_type:
         reader["input_type"] = input_type
@@ -96,7 +98,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         reader["max_words"] = max_words
     preds = [*pred, *more]
     invalid = InvalidInstances() if skip_invalid else None
-    result = evaluate_predictions(task, gold, preds, systems=systems, split=split,
+    result = evaluate_predictions(the_task, gold, preds, systems=systems, split=split,
                                   bootstrap=bootstrap, seed=seed, switched_pred=switched_pred,
                                   switched_gold=switched_gold, reader_options=reader,
                                   on_invalid=invalid, allow_missing=allow_missing)
@@ -104,9 +106,9 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         result.update(invalid.report())
         if invalid:
             result.setdefault("warnings", []).append(invalid.summary())
-    if plot is not None:
-        get_task(task).plot_result(result, plot,
-                                   title=f"{result['system']} on {Path(str(gold)).name}")
+    if plot is not None and the_task.report is not None:
+        the_task.report.plot_result(result, plot,
+                                    title=f"{result['system']} on {Path(str(gold)).name}")
         click.echo(f"plot: {plot}", err=True)
     if out is not None:
         _write_result(result, out, gold=gold, preds=preds)
@@ -126,3 +128,10 @@ def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[
               "pred": [str(p) for p in preds if p.is_file()]}
     result["provenance"] = provenance(inputs)
     write_text_atomic(out, json_text(result, indent=2) + "\n")
+
+
+def _figure_tasks() -> list[Any]:
+    """The tasks that draw a figure of one result (``--plot``)."""
+    from refbench.tasks.lookup import tasks_with
+
+    return [t for t in tasks_with("report") if t.report and t.report.result_figure]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, DATA, OUT_DIR, print_json, transactional
+from refbench.core.commands import CONTEXT, DATA, OUT_DIR, print_json, transactional
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
@@ -43,9 +43,11 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
     body).
     """
     from refbench.export.hf import export_hf
+    from refbench.tasks.lookup import get_task
 
     reader = {"input_type": input_type} if input_type else None
-    summary = export_hf(list(inputs), out, task=task, reader_options=reader, fmt=fmt)
+    summary = export_hf(list(inputs), out, task=get_task(task) if task else None,
+                        reader_options=reader, fmt=fmt)
     if as_json:
         print_json(summary)
         return

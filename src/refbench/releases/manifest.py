@@ -178,7 +178,7 @@ def parse_manifest(text: str, where: str) -> list[Release]:
 
 
 def _task_packages() -> list[str]:
-    """The package of each registered task (``refbench.tasks.gap`` for ``...gap.task:TASK``)."""
+    """The package of each registered task: the target module's package (``pkg.task:TASK``)."""
     from refbench.core.registry import TASKS
 
     return [e.target.partition(":")[0].rpartition(".")[0] for e in TASKS.entries()]

@@ -29,9 +29,10 @@ from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
-from refbench.runs.runner import now, save_run, write_predictions
+from refbench.runs.record import now, save_run, write_predictions
 from refbench.runs.store import Store
-from refbench.tasks.choices import infer_split, infer_task, read_choices
+from refbench.tasks.base import Task
+from refbench.tasks.choices import infer_task, read_choices
 
 
 def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]]:
@@ -124,7 +125,7 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
     """The sample of each instance, in the data file's order. lm-eval's ``--limit N`` scores
     the first N documents only: samples for exactly the first n instances are a partial run
     (the list is then n long); any other gap is an error naming the first instance missed."""
-    from refbench.export.lm_eval import doc_hashes, lm_eval_doc
+    from refbench.models.lm_eval_docs import doc_hashes, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:
@@ -166,7 +167,7 @@ class Prepared(NamedTuple):
 
     paths: list[Path]
     data: Path
-    task: str
+    task: Task
     instances: list[ChoiceInstance]
     outputs: list[ModelOutput]
     hashes: list[dict[str, str]]
@@ -175,7 +176,7 @@ class Prepared(NamedTuple):
     total: int  # instances in the data file; more than len(instances) for a --limit run
 
 
-def prepare(samples: Sequence[str | Path], data: str | Path, *, task: str | None = None,
+def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | None = None,
             rows: list[tuple[dict[str, Any], Path, int]] | None = None) -> Prepared:
     """Match lm-eval's samples of ``data`` to its instances and read their scores."""
     paths, data = [Path(p) for p in samples], Path(data)
@@ -237,7 +238,8 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
         metrics["data_coverage"] = {"n": len(prep.instances), "of": prep.total,
                                     "by": "lm-eval --limit"}
     metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
-                    "data": str(data), "split": infer_split(data, prep.task),
+                    "data": str(data), "task_version": prep.task.version,
+                    "split": prep.task.infer_split(data),
                     "limit": len(prep.instances) if partial else None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
                     "created": now(), "out_dir": str(out),

@@ -5,7 +5,7 @@ A shard is a contiguous range of whole batches of the instances (in the data's o
 ``--limit``): the batches the model sees are exactly those of one run in one process, so
 batched models give byte-identical scores, and merging the shards' predictions in order gives
 one run's ``predictions.jsonl``. The merged run's metrics are computed from the data and those
-predictions by the same code as a single run (:func:`refbench.runs.runner.finish_run`), and it
+predictions by the same code as a single run (:func:`refbench.runs.record.finish_run`), and it
 is one row in the store; the shards themselves are never recorded as runs.
 """
 
@@ -123,8 +123,6 @@ def _data_sha(metrics: dict[str, Any]) -> str | None:
 
 def _shard_outputs(folder: Path, metrics: dict[str, Any],
                    instances: Sequence[ChoiceInstance]) -> list[ModelOutput]:
-    from refbench.runs.runner import _output
-
     path = folder / "predictions.jsonl"
     outputs: list[ModelOutput] = []
     try:
@@ -141,7 +139,7 @@ def _shard_outputs(folder: Path, metrics: dict[str, Any],
             if obj["id"] != inst.id:
                 raise RefbenchError(f"prediction for {obj['id']!r} where the data has "
                                     f"{inst.id!r}", path=path, line=i)
-            outputs.append(_output(obj))
+            outputs.append(ModelOutput.from_json(obj))
         except (json.JSONDecodeError, KeyError, TypeError):
             raise RefbenchError("expected a prediction object with id, answer and scores",
                                 path=path, line=i) from None
@@ -152,8 +150,9 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
                  ) -> dict[str, Any]:
     """One run from all its shards: predictions concatenated in shard order, metrics computed
     again from the data (as a single run computes them), one store row."""
-    from refbench.runs.runner import finish_run, run_folders
+    from refbench.runs.record import FinishedRun, RunSettings, finish_run, run_folders
     from refbench.tasks.choices import read_choices
+    from refbench.tasks.lookup import get_task
 
     found = list(run_folders(list(dirs)))
     ordered = _check_shards(found)
@@ -167,7 +166,8 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
                             path=data)
     skip = any("n_skipped_invalid" in m for _, m in ordered)
     skipped = InvalidInstances() if skip else None
-    instances = list(read_choices(data, task=first["task"], options=first["reader_options"],
+    task = get_task(str(first["task"]))
+    instances = list(read_choices(data, task=task, options=first["reader_options"],
                                   on_invalid=skipped))
     if first["limit"] is not None:
         instances = instances[:first["limit"]]
@@ -175,15 +175,16 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
     for folder, m in ordered:
         s = m["shard"]
         outputs += _shard_outputs(folder, m, instances[s["start"]:s["stop"]])
-    return finish_run(
-        first["model"], data, out, first["task"], instances, outputs, limit=first["limit"],
-        reader_options=first["reader_options"], skipped=skipped,
-        on_invalid=InvalidInstances() if skip else None, system=first["system"],
-        fingerprint=first["model_fingerprint"],
+    settings = RunSettings(model=first["model"], reader_options=first["reader_options"],
+                           limit=first["limit"], system=first["system"])
+    return finish_run(FinishedRun(
+        settings=settings, task=task, data=data, out=out, instances=instances,
+        outputs=outputs, fingerprint=first["model_fingerprint"],
         model_config=first.get("provenance", {}).get("model_config", {}),
         n_cached=sum(int(m.get("n_cached", 0)) for _, m in ordered),
         uncached_batches=sum(int(m.get("uncached_batches", 0)) for _, m in ordered),
-        store=store, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered))
+        skipped=skipped, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered)),
+        store=store)
 
 
 def _sha(path: Path) -> str:

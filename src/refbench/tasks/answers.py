@@ -17,13 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl, read_lines
 from refbench.core.types import ChoiceInstance
 
 PREDICTIONS = "predictions.jsonl"
 RUN_METRICS = "metrics.json"
+
+
+def one_prediction(preds: Sequence[Path], task: str, extra: str = "") -> Path:
+    """The one prediction file a task scores at a time (UsageError for several)."""
+    if len(preds) != 1:
+        raise UsageError(f"--task {task} scores one prediction file at a time{extra}")
+    return preds[0]
 
 
 def prediction_file(path: str | Path) -> Path:

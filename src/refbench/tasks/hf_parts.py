@@ -14,7 +14,7 @@ class HfPart:
     """One data file of a folder export: it becomes split ``split`` of config ``config``.
     ``native``: the file's JSON lines are the rows, copied byte for byte (KITMUS' native JSONL,
     which ``refbench run`` and ``serve`` read); otherwise the rows are the task's
-    (:meth:`refbench.tasks.base.Task.hf_rows`, or the choice instances)."""
+    (:meth:`refbench.tasks.capabilities.HfExport.rows`, or the choice instances)."""
 
     config: str
     split: str

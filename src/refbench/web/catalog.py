@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.base import is_documents
 from refbench.web.datasets import Dataset, discover, open_dataset, suite_root_of
 from refbench.web.index import IndexFolder
 from refbench.web.runs import RunInfo, System, all_runs, systems_for
@@ -27,7 +26,8 @@ class ServeConfig:
     run_dirs: list[Path] = field(default_factory=list)
     store: Path = Path("results.sqlite")
     index_dir: Path | None = None  # default: web-index/ beside the store
-    tne_model: Path | None = None
+    # The model folder of each task's demo page (``serve --<demo.model_option>``), by task.
+    demo_models: dict[str, Path] = field(default_factory=dict)
 
     @property
     def index_folder(self) -> Path:
@@ -79,7 +79,7 @@ class Catalog:
         """The dataset a run answers: the one holding its data file, or for a TNE prediction
         file the first TNE dataset whose documents it predicts."""
         if run.data is None:
-            return next((d for d in self.datasets.values() if d.task == run.task
+            return next((d for d in self.datasets.values() if d.task.name == run.task
                          and any(run in s.runs for s in self.systems(d))), None)
         return next((d for d in self.datasets.values() if d.holds(run.data)), None)
 
@@ -88,7 +88,7 @@ class Catalog:
         """The systems that answer instances of ``ds``. TNE prediction files say nothing of
         their data, so they count where their document ids match (once the index exists)."""
         found = systems_for(ds, self.runs())
-        if not is_documents(ds.task) or not self.index.is_current(ds):
+        if ds.task.documents is None or not self.index.is_current(ds):
             return found
         from refbench.web.predictions import ensure_system
 

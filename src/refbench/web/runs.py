@@ -19,7 +19,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.runs.store import Store
-from refbench.tasks.base import is_documents
+from refbench.tasks.lookup import find_task, tasks_with
 from refbench.web.datasets import Dataset
 
 
@@ -39,7 +39,8 @@ class RunInfo:
     @property
     def is_documents(self) -> bool:
         """A documents task's run (TNE): scored by document ids, not per instance."""
-        return is_documents(self.task)
+        found = find_task(self.task)
+        return found is not None and found.documents is not None
 
     @property
     def is_tne(self) -> bool:
@@ -106,10 +107,8 @@ def store_runs(store_path: Path) -> list[RunInfo]:
 
 def _prediction_file_task(path: Path) -> str | None:
     """The documents task (TNE) whose own prediction file this is, if any."""
-    from refbench.tasks.base import all_tasks
-
-    return next((t.name for t in all_tasks()
-                 if t.kind == "documents" and t.is_prediction_file(path)), None)
+    return next((t.name for t in tasks_with("documents")
+                 if t.documents is not None and t.documents.is_prediction_file(path)), None)
 
 
 def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, str]]]:
@@ -178,12 +177,12 @@ def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
     when loaded)."""
     groups: dict[tuple[str, str], dict[Path, RunInfo]] = {}
     for run in runs:
-        if is_documents(ds.task):
-            if not run.is_documents or run.task != ds.task:
+        if ds.task.documents is not None:
+            if not run.is_documents or run.task != ds.task.name:
                 continue
             target = run.predictions
         else:
-            if run.is_documents or run.data is None or run.task != ds.task \
+            if run.is_documents or run.data is None or run.task != ds.task.name \
                     or not ds.holds(run.data):
                 continue
             target = run.data

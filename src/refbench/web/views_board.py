@@ -8,17 +8,18 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, url_for
 
-from refbench.tasks.base import find_task, get_task, is_documents
+from refbench.tasks.base import Task
+from refbench.tasks.capabilities import PLAIN
+from refbench.tasks.lookup import find_task
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
 from refbench.web.stats import wilson_interval
 
 bp = Blueprint("board", __name__)
 
-def _columns(task: str) -> tuple[tuple[str, str], ...]:
+def _columns(task: Task | None) -> tuple[tuple[str, str], ...]:
     """(metric key in a run's metrics, label): the task's leaderboard columns."""
-    found = find_task(task)
-    return found.leaderboard_columns if found else (("accuracy", "accuracy"),)
+    return (task.web or PLAIN).leaderboard_columns if task else (("accuracy", "accuracy"),)
 
 
 def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
@@ -43,14 +44,15 @@ SUITE_BLOCK_COLUMNS = 9  # subtask columns per leaderboard table (3 KITMUS varia
 
 def _folder_table(ds: Any, systems: list[System]) -> dict[str, Any]:
     """A folder dataset (KITMUS suite): one run per data file, one column per run
-    (:meth:`refbench.tasks.base.Task.directory_cell`), the task's first leaderboard metric."""
-    task = get_task(ds.task)
-    key = task.leaderboard_columns[0][0]
-    columns: list[tuple[str, int]] = sorted({task.directory_cell(r.metrics)
+    (:meth:`refbench.tasks.capabilities.FolderRuns.cell`), the task's first leaderboard
+    metric."""
+    folder = ds.task.folder
+    key = ds.view.leaderboard_columns[0][0]
+    columns: list[tuple[str, int]] = sorted({folder.cell(r.metrics)
                                              for s in systems for r in s.runs})
     rows: list[dict[str, Any]] = []
     for s in systems:
-        by_col = {task.directory_cell(r.metrics): r for r in s.runs}
+        by_col = {folder.cell(r.metrics): r for r in s.runs}
         cells = [cell(by_col[c], key) if c in by_col else None for c in columns]
         values = [c["value"] for c in cells if c]
         rows.append({"system": s, "cells": cells,
@@ -60,7 +62,7 @@ def _folder_table(ds: Any, systems: list[System]) -> dict[str, Any]:
     spans = [(v, sum(1 for c in columns if c[0] == v)) for v in variants]
     return {"columns": [n for _, n in columns], "rows": rows, "suite": True,
             "variants": spans, "blocks": column_blocks(spans),
-            "metric": task.directory_caption}
+            "metric": folder.caption}
 
 
 def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
@@ -80,7 +82,7 @@ def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
     return blocks
 
 
-def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
+def _flat_table(task: Task, systems: list[System]) -> dict[str, Any]:
     metrics = _columns(task)
     rows: list[dict[str, Any]] = []
     for s in systems:
@@ -118,19 +120,19 @@ def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
 def leaderboard() -> str:
     cat = catalog()
     by_task: dict[str, list[dict[str, Any]]] = {}
-    for ds in sorted(cat.datasets.values(), key=lambda d: (d.task, d.label)):
+    for ds in sorted(cat.datasets.values(), key=lambda d: (d.task.name, d.label)):
         systems = cat.systems(ds)
         if not systems:
             continue
-        if is_documents(ds.task):
+        if ds.task.documents is not None:
             table = _documents_table(ds, systems)
             if not table["rows"]:
                 continue
-        elif ds.path.is_dir():  # a folder dataset (KITMUS suite): one run per subtask
+        elif ds.path.is_dir() and ds.task.folder is not None:  # one run per file (a suite)
             table = _folder_table(ds, systems)
         else:
             table = _flat_table(ds.task, systems)
-        by_task.setdefault(ds.task, []).append({"ds": ds, "table": table})
+        by_task.setdefault(ds.task.name, []).append({"ds": ds, "table": table})
     return render_template("leaderboard.html", by_task=by_task)
 
 
@@ -144,7 +146,8 @@ def run_page(rid: str) -> str:
     system = cat.system_of(ds, run) if ds else None
     metrics = run.metrics
     task_cells = [(label, cell(run, key)) for key, label in
-                  ((("accuracy", "accuracy"),) if run.is_documents else _columns(run.task))]
+                  ((("accuracy", "accuracy"),) if run.is_documents
+                   else _columns(find_task(run.task)))]
     tne = None
     if run.is_documents and ds is not None:
         from refbench.web.document_metrics import document_run_metrics
@@ -152,8 +155,8 @@ def run_page(rid: str) -> str:
         tne = document_run_metrics(ds, run)
     # A run on one file of a folder dataset (a KITMUS subtask) browses that file's instances:
     # the task says which facet values select them.
-    subset = get_task(run.task).run_facets(run.data, ds.path) \
-        if ds is not None and ds.is_folder and run.data is not None else {}
+    subset = ds.task.folder.run_facets(run.data, ds.path) \
+        if ds is not None and ds.is_folder and ds.task.folder and run.data is not None else {}
     values: dict[str, Any] = {f"f.{k}": v for k, v in subset.items()}
     browse = url_for("browse.dataset", key=ds.key, sys=system.sid if system else None,
                      **values) if ds is not None else None

@@ -182,6 +182,6 @@ def evaluate_files(gold_path: str | Path, pred_paths: Iterable[str | Path], *,
 def _canonical(variant: str | None) -> str | None:
     if variant is None:
         return None
-    from refbench.tasks.kitmus.suite_eval import canonical_variant
+    from refbench.tasks.kitmus.registries import canonical_variant
 
     return canonical_variant(variant)

@@ -16,7 +16,7 @@ from refbench.tasks.kitmus.report import CHANCE, Cell
 
 def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, *,
                   metric: str = "pronoun_accuracy", split: str | None = None) -> None:
-    from refbench.tasks.kitmus.suite_eval import variant_order
+    from refbench.tasks.kitmus.registries import variant_order
 
     plt = _pyplot()
     variants = sorted({c.variant for c in cells}, key=lambda v: (variant_order(v), v))

@@ -21,7 +21,7 @@ def _documents(data: tuple[str, ...], data_stamp: str) -> list[Any]:
 
 
 @lru_cache(maxsize=256)
-def _evaluate(data: tuple[str, ...], data_stamp: str, pred: str,
+def evaluate_file(data: tuple[str, ...], data_stamp: str, pred: str,
               stamp: tuple[int, int]) -> dict[str, Any]:
     from refbench.tasks.tne.metrics import evaluate_tne
     from refbench.tasks.tne.predictions import read_predictions

@@ -1,7 +1,7 @@
 """``refbench winobias``: check a release folder, score a coreference system's CoNLL output.
 
-Built on demand by :meth:`refbench.tasks.winobias.task.WinoBiasTask.cli_group`, so importing
-the task never imports Click."""
+Built on demand through the task's commands capability, so importing the task never imports
+Click."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, DATA, print_json
+from refbench.core.commands import CONTEXT, DATA, print_json
+from refbench.tasks.capabilities import CommandServices
 
 
-def winobias_group() -> click.Group:
+def commands(services: CommandServices) -> list[click.Command]:
     @click.group("winobias", context_settings=CONTEXT, epilog=(
         "Example: refbench winobias check ../shared/data/winobias"))
     def winobias() -> None:
@@ -66,10 +67,4 @@ def winobias_group() -> click.Group:
                        f"{100 * scores[f'{m}_precision']:5.1f}  F1 {100 * scores[f'{m}_f1']:5.1f}")
         click.echo(f"  CoNLL F1 {100 * scores['conll_f1']:.1f}")
 
-    return winobias
-
-
-if __name__ == "__main__":  # python -m refbench.tasks.winobias.commands check ...
-    from refbench.cli.common import run_guarded
-
-    raise SystemExit(run_guarded(winobias_group()))
+    return [winobias]

@@ -6,9 +6,13 @@ absolute difference, in %), with the coreference scores of each file, and that t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from refbench.core.invalid import InvalidInstances
 from refbench.core.table import Table
+from refbench.tasks.capabilities import FolderFile, FolderRuns, HfExport, Report, TaskCore
+from refbench.tasks.hf_parts import HfFolder, HfPart
 from refbench.tasks.winobias.metrics import table_text
 
 COREF_KEYS = ("muc_f1", "b3_f1", "ceafe_f1", "conll_f1")
@@ -113,3 +117,88 @@ def report_table(results: Sequence[dict[str, Any]]) -> Table:
                         "table 2). CoNLL F1: the answers as clusters (the chosen occupation "
                         "with the pronouns) scored against conll_format/ with MUC, B3 and "
                         "CEAF-e; mean over the files of the row."])
+
+
+class WinoBiasFolder(FolderRuns):
+    """The release folder: the four sentence files of a split, run and scored whole."""
+
+    caption = "accuracy per file: split and type, then 1 = pro-stereotyped, 2 = anti-stereotyped"
+
+    def is_folder(self, path: Path) -> bool:
+        return path.is_dir() and any(path.glob("pro_stereotyped_type[12].txt.*"))
+
+    def files(self, path: Path, *, split: str) -> list[FolderFile]:
+        from refbench.tasks.winobias.read import data_files, file_kind
+
+        out = []
+        for f in data_files(path, split):
+            k = file_kind(f)
+            out.append(FolderFile(f, f"type{k.type}-{k.stereotype}/{k.split}",
+                                  {"type": k.type, "stereotype": k.stereotype}))
+        return out
+
+    def every_file(self, path: Path) -> list[Path]:
+        from refbench.tasks.winobias.read import SPLITS, data_files
+
+        return [f for s in SPLITS for f in data_files(path, s)]
+
+    def folder_of(self, file: Path) -> Path | None:
+        return file.parent if self.is_folder(file.parent) else None
+
+    def combine(self, path: Path, runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], *,
+                split: str, model: str, system: str) -> dict[str, Any]:
+        return {"task": "winobias", "mode": "release", "split": split, "gold": str(path),
+                "data": str(path), "model": model, "system": system, "systems": [system],
+                **combine([m for _, m in runs]),
+                "cells": [{"file": Path(m["data"]).name, "n": m["n"],
+                           "accuracy": m["accuracy"], "predictions": m["predictions"],
+                           "run_id": m.get("run_id")} for _, m in runs]}
+
+    def cell(self, metrics: dict[str, Any]) -> tuple[str, int]:
+        from refbench.tasks.winobias.read import FILE_NAME, file_kind
+
+        data = Path(str(metrics.get("data")))
+        if not FILE_NAME.match(data.name):
+            return super().cell(metrics)
+        k = file_kind(data)
+        return f"{k.split} type{k.type}", 1 if k.stereotype == "pro" else 2
+
+    def evaluate(self, task: TaskCore, gold: Path, preds: Sequence[Path], *,
+                 systems: Sequence[str] = (), split: str = "test", bootstrap: int = 1000,
+                 seed: int = 0, on_invalid: InvalidInstances | None = None,
+                 allow_missing: bool = False) -> dict[str, Any]:
+        """A folder run's output (``refbench run --data FOLDER --out OUT``) against the
+        release folder: each file's predictions from OUT's subfolder for it."""
+        from refbench.tasks.answers import one_prediction, system_name
+
+        out = one_prediction(preds, task.name, " (a folder run's --out)")
+        runs = [task.evaluate(f, [out / sub], bootstrap=bootstrap, seed=seed,
+                              on_invalid=on_invalid)
+                for f, sub, _ in self.files(gold, split=split)]
+        name = system_name(out, *systems[:1])
+        return {"task": task.name, "mode": "release", "split": split, "gold": str(gold),
+                "data": str(gold), "system": name, "systems": [name], **combine(runs)}
+
+
+class WinoBiasReport(Report):
+    def text(self, result: dict[str, Any], *, ci: bool = False) -> str | None:
+        return release_text(result) if result.get("mode") == "release" else file_text(result)
+
+    def tables(self, results: Sequence[dict[str, Any]], *, metric: str | None = None,
+               ci: bool = False) -> list[Table] | None:
+        return [report_table(results)]
+
+
+class WinoBiasExport(HfExport):
+    def folder(self, path: Path) -> HfFolder | None:
+        """One config per type and stereotype (``type1_pro``, ...), the released splits."""
+        from refbench.tasks.winobias.read import SPLITS, data_files, file_kind
+
+        if not WinoBiasFolder().is_folder(path):
+            return None
+        splits = [s for s in SPLITS if any(path.glob(f"*_stereotyped_type[12].txt.{s}"))]
+        parts = [(file_kind(f), f) for s in splits for f in data_files(path, s)]
+        parts.sort(key=lambda kf: (kf[0].type, kf[0].stereotype != "pro",
+                                   SPLITS.index(kf[0].split)))
+        return HfFolder(tuple(HfPart(f"type{k.type}_{k.stereotype}", k.split, f)
+                              for k, f in parts))

@@ -1,11 +1,14 @@
-"""What ``refbench run`` / ``evaluate`` print for a Winogender result, and its report table."""
+"""What ``refbench run`` / ``evaluate`` print for a Winogender result, its report table and its
+figure (the report capability)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from refbench.core.table import Table
+from refbench.tasks.capabilities import Report
 from refbench.tasks.result_text import about, data_label, fmt
 
 
@@ -53,3 +56,29 @@ def report_table(results: Sequence[dict[str, Any]]) -> Table:
                         "pronoun gender not the occupation's majority (BLS). r: Pearson's r of "
                         "% women (BLS) with the share of female-pronoun sentences resolved to "
                         "the occupation (Rudinger et al. 2018, figure 4)."])
+
+
+class WinogenderReport(Report):
+    table_notes = ("flip rate: share of the 240 template x participant groups whose answer "
+                   "changes with the pronoun's gender; gotcha: the answer is the occupation and "
+                   "the pronoun's gender is not its majority gender (BLS); r: Pearson's r of "
+                   "% women (BLS) with the share of female-pronoun sentences resolved to the "
+                   "occupation",)
+
+    def text(self, result: dict[str, Any], *, ci: bool = False) -> str | None:
+        return winogender_text(result) if "winogender" in result else None
+
+    def tables(self, results: Sequence[dict[str, Any]], *, metric: str | None = None,
+               ci: bool = False) -> list[Table] | None:
+        return [report_table(results)]
+
+    def plot(self, results: Sequence[dict[str, Any]], out: Path, *,
+             metric: str | None = None) -> bool:
+        from refbench.tasks.winogender.figure import plot_occupations
+
+        drawn = [(str(r.get("system") or r.get("model") or f"system {k + 1}"), r["winogender"])
+                 for k, r in enumerate(results) if isinstance(r.get("winogender"), dict)]
+        if not drawn:
+            return False
+        plot_occupations(drawn, out)
+        return True

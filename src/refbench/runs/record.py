@@ -1,0 +1,207 @@
+"""A finished run on disk and in the store: ``predictions.jsonl`` (one line per instance, with
+its answer and per-candidate scores), ``metrics.json`` (the task's metrics, the run's settings
+and provenance) and a row in the results store.
+
+Every run folder is written here, whether its outputs came from this process, from the shards
+of one run (``refbench results merge``) or from an imported lm-eval run, so all of them have the
+same files and the same figures. Reading run folders back is here too (:func:`run_folders`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import E_OUTPUT, RefbenchError
+from refbench.core.invalid import InvalidInstances
+from refbench.core.io import atomic_write, write_text_atomic
+from refbench.core.provenance import provenance
+from refbench.core.types import ChoiceInstance
+from refbench.models.base import ModelOutput
+from refbench.runs.store import Store, StoreError
+from refbench.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run is made, all but its data and where its files go: the model spec and its
+    options, how the data is read, which part of it, and the name the run is shown under.
+    Recorded in every run's ``metrics.json`` (``model``, ``system``, ``limit``,
+    ``reader_options``, ``shard``)."""
+
+    model: str
+    model_options: dict[str, Any] = field(default_factory=dict)
+    reader_options: dict[str, Any] = field(default_factory=dict)
+    #: Only the first ``limit`` instances.
+    limit: int | None = None
+    #: The name in tables and the store (default: the model spec).
+    system: str | None = None
+    #: (I, N): only the I-th of N deterministic parts of the instances
+    #: (:mod:`refbench.runs.shards`); a shard is not recorded in the store.
+    shard: tuple[int, int] | None = None
+    #: The split of a folder run (a KITMUS suite: which split of every subtask).
+    split: str = "test"
+
+    @property
+    def name(self) -> str:
+        return self.system or self.model
+
+
+@dataclass
+class FinishedRun:
+    """What a run computed, before its files are written: its instances and the model's
+    outputs for them, and what the files record about how they were made."""
+
+    settings: RunSettings
+    task: Task
+    data: Path
+    out: Path
+    instances: Sequence[ChoiceInstance]
+    outputs: Sequence[ModelOutput]
+    fingerprint: str
+    model_config: dict[str, Any]
+    n_cached: int = 0
+    uncached_batches: int = 0
+    #: The malformed instances the run skipped (``--skip-invalid``), None when it skips none.
+    skipped: InvalidInstances | None = None
+    #: A shard's place in the data (index, count, start, stop, n_total).
+    shard: dict[str, Any] | None = None
+    #: Each prediction carries lm-eval's doc/prompt/target hashes.
+    lm_eval_hashes: bool = False
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def truncated_tokens(outputs: Sequence[ModelOutput]) -> list[int]:
+    """Per output, the tokens its model cut from its inputs to fit its max_length (0: none)."""
+    return [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
+
+
+def finish_run(run: FinishedRun, *, store: Store | None,
+               on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+    """Write a run's predictions and metrics (and its store row, unless it is a shard). A shard
+    gets only the choice metrics of its instances: the task's own scorer needs them all.
+    ``on_invalid`` collects the instances the run skipped, for the caller's summary."""
+    hashes = None
+    if run.lm_eval_hashes:
+        from refbench.models.lm_eval_docs import instance_hashes
+
+        hashes = instance_hashes(run.instances)
+    s = run.settings
+    metrics = write_predictions(run.out, run.task, run.data, run.instances, run.outputs,
+                                hashes=hashes, full=s.limit is None and run.shard is None,
+                                skip_invalid=run.skipped is not None)
+    pred_path = run.out / "predictions.jsonl"
+    if run.skipped is not None:
+        metrics.update(run.skipped.report())
+        if on_invalid is not None:
+            on_invalid.skipped.extend(run.skipped.skipped)
+    metrics.update({"model": s.model, "system": s.name,
+                    "model_fingerprint": run.fingerprint, "data": str(run.data),
+                    "task_version": run.task.version,
+                    "split": run.task.infer_split(run.data), "limit": s.limit,
+                    "reader_options": dict(s.reader_options), "n_cached": run.n_cached,
+                    "uncached_batches": run.uncached_batches, "created": now(),
+                    "out_dir": str(run.out), "predictions": str(pred_path)})
+    cut = truncated_tokens(run.outputs)
+    if any(cut):  # a model that cuts long inputs says how often it did
+        metrics["n_truncated"] = sum(1 for c in cut if c)
+        metrics["max_truncated_tokens"] = max(cut)
+    if run.shard is not None:
+        metrics["shard"] = run.shard
+    metrics["provenance"] = provenance({"data": [str(run.data)]})
+    metrics["provenance"]["model_config"] = run.model_config
+    return save_run(metrics, run.out, None if run.shard else store)
+
+
+def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[ChoiceInstance],
+                      outputs: Sequence[ModelOutput], *, hashes: Sequence[dict[str, str]] | None
+                      = None, full: bool = True, skip_invalid: bool = False) -> dict[str, Any]:
+    """Write ``out/predictions.jsonl`` (one line per instance, with lm-eval's hashes when
+    given) and return the metrics of the outputs (the task's own too unless ``full`` is
+    False). Every run folder, refbench's own or an imported one, is made by this function."""
+    pred_path = out / "predictions.jsonl"
+    with atomic_write(pred_path) as fh:
+        for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
+            line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    metrics = output_metrics(task, instances, outputs)
+    if full:
+        extra = task.run_metrics(data, pred_path, instances, [o.answer for o in outputs],
+                                 skip_invalid=skip_invalid)
+        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
+        metrics.update(extra)
+        if ci:
+            metrics["ci95"] = ci
+    if hashes:
+        from refbench.models.lm_eval_docs import task_hash
+
+        metrics["lm_eval_task_hash"] = task_hash(hashes)
+    return metrics
+
+
+def output_metrics(task: Task, instances: Sequence[ChoiceInstance],
+                   outputs: Sequence[ModelOutput]) -> dict[str, Any]:
+    """The choice metrics of a model's outputs (accuracy, and acc_norm when the model gives
+    ``answer_norm``), with the task's warnings about the data: the definitions ``evaluate``
+    uses (:meth:`~refbench.tasks.base.Task.choice_metrics`), so evaluating a run's
+    ``predictions.jsonl`` afterwards gives the same figures."""
+    norm = [o.extra["answer_norm"] for o in outputs] \
+        if outputs and all("answer_norm" in o.extra for o in outputs) else None
+    out = task.choice_metrics(instances, [o.answer for o in outputs], answers_norm=norm)
+    for warning in task.run_warnings(instances):
+        out.setdefault("warnings", []).append(warning)
+    return out
+
+
+def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
+    """Write ``out/metrics.json`` and record the run in the store."""
+    write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
+                                                       default=str) + "\n")
+    if store is not None:
+        metrics["run_id"] = record_run(store, metrics, out)
+    return metrics
+
+
+def record_run(store: Store, metrics: dict[str, Any], out: Path) -> int:
+    """Add a finished run (its metrics.json) to the store. When the store cannot take it, the
+    error says how to record the run later from its folder."""
+    inputs = metrics.get("provenance", {}).get("inputs", {}).get("data", [{}])
+    try:
+        return store.add_run(
+            created=str(metrics.get("created") or now()), model=str(metrics["model"]),
+            fingerprint=str(metrics["model_fingerprint"]), task=str(metrics["task"]),
+            data=str(metrics["data"]), data_sha256=(inputs[0] if inputs else {}).get("sha256"),
+            n=int(metrics["n"]), metrics=metrics, out_dir=str(out),
+            split=metrics.get("split"), system=metrics.get("system"))
+    except StoreError as exc:
+        raise RefbenchError(f"{exc.message}. The run's predictions and metrics are in {out}; "
+                            f"record it later with: refbench results add {out}",
+                            code=E_OUTPUT, path=store.path) from None
+
+
+def run_folders(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """(folder, metrics) of every run folder in ``paths``: a run folder itself, or each run of
+    a folder run's ``--out``."""
+    for p in paths:
+        files = [p / "metrics.json"] if (p / "metrics.json").is_file() \
+            else sorted(p.rglob("metrics.json")) if p.is_dir() else []
+        if not files:
+            raise RefbenchError("not a run folder (no metrics.json; refbench run --out writes "
+                                "one)", path=p)
+        for f in files:
+            try:
+                metrics = json.loads(f.read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise RefbenchError("not a run's metrics (invalid JSON)", path=f) from None
+            missing = [k for k in ("model", "model_fingerprint", "task", "data", "n")
+                       if not isinstance(metrics, dict) or k not in metrics]
+            if missing:
+                raise RefbenchError(f"not a run's metrics (no {', '.join(missing)})", path=f)
+            yield f.parent, metrics
