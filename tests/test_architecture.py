@@ -24,7 +24,7 @@ LAYERS = {
     "core": 0,
     "formats": 1, "metrics": 1, "nlp": 1, "studyfile": 1,
     "tasks": 2,
-    "models": 3,
+    "models": 3, "releases": 3,
     "export": 4,
     "runs": 5,
     "report": 6,

@@ -13,15 +13,17 @@ import sys
 import click
 
 from refbench import __version__
+from refbench.cli import data as data_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import export as export_cli
+from refbench.cli import llm as llm_cli
 from refbench.cli import report as report_cli
 from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
 from refbench.cli import serve as serve_cli
 from refbench.cli import study as study_cli
 from refbench.cli.ls import ls
-from refbench.core.commands import CONTEXT, run_guarded
+from refbench.core.commands import CONTEXT, run_guarded, set_release_resolver
 
 
 @click.group(context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench kitmus "
@@ -40,6 +42,9 @@ app.add_command(run_cli.train_cmd)
 app.add_command(results_cli.results)
 app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
+app.add_command(data_cli.data)
+app.add_command(llm_cli.llm)
+set_release_resolver(data_cli.resolve_reference)  # --data NAME[:SPLIT] in every command
 
 
 def _task_commands() -> None:

@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
-from refbench.core.commands import CONTEXT, COUNT, OUT_FILE, PATH, SEED, print_json, transactional
+from refbench.core.commands import (
+    CONTEXT,
+    COUNT,
+    DATA,
+    OUT_FILE,
+    SEED,
+    print_json,
+    transactional,
+)
 
 EXAMPLE = (
     "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
@@ -23,11 +31,11 @@ EXAMPLE = (
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
 @click.option("--task", required=True,
               help="kitmus, gap, knowref, winograd, altentities or tne (refbench ls tasks).")
-@click.option("--gold", type=PATH, required=True, help="Gold file, or a suite folder (KITMUS).")
-@click.option("--pred", type=PATH, required=True, multiple=True,
+@click.option("--gold", type=DATA, required=True, help="Gold file, or a suite folder (KITMUS).")
+@click.option("--pred", type=DATA, required=True, multiple=True,
               help="Prediction file or refbench run folder; more may follow (runs of one "
                    "system). In suite mode, one folder per system.")
-@click.argument("more", nargs=-1, type=PATH)
+@click.argument("more", nargs=-1, type=DATA)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fractions).")
 @click.option("--out", type=OUT_FILE, default=None,
               help="Write the result JSON with provenance (input of refbench report).")
@@ -37,9 +45,9 @@ EXAMPLE = (
 @click.option("--bootstrap", type=COUNT, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--switched-pred", type=PATH, default=None,
+@click.option("--switched-pred", type=DATA, default=None,
               help="KnowRef: predictions on the switched copy (consistency).")
-@click.option("--switched-gold", type=PATH, default=None,
+@click.option("--switched-gold", type=DATA, default=None,
               help="KnowRef: the switched gold (default: switched on the fly).")
 @click.option("--input", "input_type", default=None,
               help="AltEntities: the input type the predictions were made with (default: the "

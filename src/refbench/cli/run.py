@@ -10,6 +10,7 @@ import click
 from refbench.core.commands import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_DIR,
     PATH,
     POSITIVE,
@@ -31,7 +32,7 @@ RUN_EXAMPLE = (
 
 @click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
 @click.option("--model", "spec", required=True, help="Model name[:argument] (refbench ls models).")
-@click.option("--data", type=PATH, required=True,
+@click.option("--data", type=DATA, required=True,
               help="A data file of any supported task, or a KITMUS suite folder.")
 @click.option("--task", default=None, help="Task (inferred from the file when omitted).")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
@@ -168,8 +169,8 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
     "validation.jsonl --out models/ce-pretrain4"))
 @click.option("--model", "spec", default="cross-encoder", show_default=True,
               help="Trainable model (cross-encoder).")
-@click.option("--data", type=PATH, required=True, help="Training data (any choice task).")
-@click.option("--dev", type=PATH, default=None,
+@click.option("--data", type=DATA, required=True, help="Training data (any choice task).")
+@click.option("--dev", type=DATA, default=None,
               help="Dev data for early stopping (default: 10% held out from --data, whole "
                    "questions where instances share one).")
 @click.option("--task", default=None, help="Task (inferred when omitted).")

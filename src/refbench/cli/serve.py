@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.core.commands import CONTEXT, PATH
+from refbench.core.commands import CONTEXT, DATA, PATH
 
 EXAMPLE = (
     "Examples: refbench serve kitmus-suite --runs runs  |  refbench serve "
@@ -15,7 +15,7 @@ EXAMPLE = (
 
 
 @click.command("serve", context_settings=CONTEXT, epilog=EXAMPLE)
-@click.argument("data", nargs=-1, type=PATH)
+@click.argument("data", nargs=-1, type=DATA)
 @click.option("--runs", "run_dirs", multiple=True, type=PATH,
               help="Run folders (refbench run --out) or TNE prediction files; repeatable. "
                    "Every run in the store is shown as well.")

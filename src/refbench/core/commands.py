@@ -155,6 +155,37 @@ class InputPath(click.Path):
 PATH = InputPath()
 
 
+#: How ``NAME`` or ``NAME:SPLIT`` becomes a path (None: not a release name). The command line,
+#: which sits above the releases (``refbench.releases``), sets it when it builds the app: this
+#: floor never imports what resolves it.
+ReleaseResolver = Callable[[str], Path | None]
+_resolver: list[ReleaseResolver] = []
+
+
+def set_release_resolver(resolver: ReleaseResolver) -> None:
+    """Let every :data:`DATA` option resolve release names with ``resolver``."""
+    _resolver[:] = [resolver]
+
+
+class DataPath(InputPath):
+    """An input path that may also name a published release: ``NAME`` or ``NAME:SPLIT`` (see
+    ``refbench data list``) becomes the file or folder in the data folder that
+    ``refbench data get NAME`` filled. A path that exists wins over a name."""
+
+    name = "path or release"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and _resolver and not os.path.lexists(value):
+            resolved = _resolver[0](value)
+            if resolved is not None:
+                value = str(resolved)
+        return super().convert(value, param, ctx)
+
+
+DATA = DataPath()
+
+
 class OutputPath(click.Path):
     """An output path, checked when the options are parsed (before any work starts): a folder
     where a file is expected, a read-only place or ``/proc/...`` is one error naming the path;

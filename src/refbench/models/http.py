@@ -46,6 +46,11 @@ class ResponseCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(path), check_same_thread=False)
+            # Write-ahead log, synced at checkpoints: a response is committed as it arrives and
+            # survives the process being killed, without an fsync per response (14 ms each
+            # here, which serialised a whole server run behind the cache's lock).
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
                             "response TEXT NOT NULL)")
             self.db.commit()

@@ -90,8 +90,10 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
         metrics["run_id"] = row["run_id"]
         if metrics.get("limit") is not None:
             if skipped is not None:
+                cov = metrics.get("data_coverage")
                 skipped.append(f"run {row['run_id']} (only the first {metrics['limit']} "
-                               "instances: --limit)")
+                               + (f"of {cov['of']} instances: {cov.get('by', '--limit')})"
+                                  if isinstance(cov, dict) else "instances: --limit)"))
             continue
         out.append(_complete(metrics, f"run {row['run_id']}"))
     return out

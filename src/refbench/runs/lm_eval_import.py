@@ -9,6 +9,10 @@ ties, as lm-eval's ``numpy.argmax``). Samples are matched to the data file's ins
 ``id`` that ``refbench export lm-eval`` stores in every document (else by ``doc_id``, the
 position in the file); a document whose ``doc_hash`` differs from the one refbench computes for
 that instance was exported from other data or another refbench, and is an error.
+
+A run made with lm-eval's ``--limit`` has samples for the first documents only: it becomes a
+partial run, recorded as refbench's own ``run --limit`` runs are (``limit``) and with
+``data_coverage`` (n of N instances) in its metrics, shown wherever the run is printed.
 """
 
 from __future__ import annotations
@@ -118,7 +122,9 @@ def run_info(samples: Sequence[Path]) -> dict[str, Any]:
 
 def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], Path, int]],
           data: Path) -> list[tuple[dict[str, Any], Path, int]]:
-    """The sample of each instance, in the data file's order."""
+    """The sample of each instance, in the data file's order. lm-eval's ``--limit N`` scores
+    the first N documents only: samples for exactly the first n instances are a partial run
+    (the list is then n long); any other gap is an error naming the first instance missed."""
     from refbench.models.lm_eval_docs import doc_hashes, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
@@ -129,12 +135,17 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
             raise RefbenchError(f"two samples for the same document ({key})", path=path,
                                 line=line)
         by_id[key] = (row, path, line)
-    out = []
+    out: list[tuple[dict[str, Any], Path, int]] = []
+    missed: ChoiceInstance | None = None
     for k, inst in enumerate(instances):
         hit = by_id.get(inst.id) or by_id.get(f"#{k}")
         if hit is None:
-            raise RefbenchError(f"no lm-eval sample for this instance of {data}",
-                                path=rows[0][1], item=inst.id)
+            missed = missed or inst
+            continue
+        if missed is not None:  # a gap before this instance: not a --limit run
+            raise RefbenchError(f"no lm-eval sample for this instance of {data} (later ones "
+                                "have samples, so this is no --limit run)",
+                                path=rows[0][1], item=missed.id)
         row, path, line = hit
         if "doc_hash" in row and isinstance(row.get("doc"), dict) and "id" in row["doc"]:
             mine = doc_hashes(lm_eval_doc(inst)[0])["doc_hash"]
@@ -143,9 +154,10 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
                                     f"of {data} (doc_hash); export the data again",
                                     path=path, line=line)
         out.append(hit)
-    if len(by_id) != len(instances):
-        raise RefbenchError(f"{len(by_id)} samples for {len(instances)} instances of {data}",
-                            path=rows[0][1])
+    if len(by_id) != len(out):
+        raise RefbenchError(f"{len(by_id)} samples for {len(instances)} instances of {data}"
+                            + (f", {len(by_id) - len(out)} of them for no instance there"
+                               if out else ""), path=rows[0][1])
     return out
 
 
@@ -161,6 +173,7 @@ class Prepared(NamedTuple):
     hashes: list[dict[str, str]]
     lm_acc: list[float]
     info: dict[str, Any]
+    total: int  # instances in the data file; more than len(instances) for a --limit run
 
 
 def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | None = None,
@@ -168,8 +181,9 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
     """Match lm-eval's samples of ``data`` to its instances and read their scores."""
     paths, data = [Path(p) for p in samples], Path(data)
     task = task or infer_task(data)
-    instances = list(read_choices(data, task=task))
-    matched = match(instances, rows if rows is not None else read_samples(paths), data)
+    everything = list(read_choices(data, task=task))
+    matched = match(everything, rows if rows is not None else read_samples(paths), data)
+    instances = everything[:len(matched)]
     outputs, hashes, lm_acc = [], [], []
     for inst, (row, path, line) in zip(instances, matched, strict=True):
         scores = _scores(row, path, line, len(inst.candidates))
@@ -181,7 +195,8 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
                                                           "target_hash")})
         if isinstance(row.get("acc"), int | float):
             lm_acc.append(float(row["acc"]))
-    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, run_info(paths))
+    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, run_info(paths),
+                    len(everything))
 
 
 def lm_eval_model(info: dict[str, Any], model: str | None, model_args: str | None
@@ -219,10 +234,15 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
     fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
                                             default=str).encode()).hexdigest()[:24]
     prov = provenance({"data": [str(data.resolve())], "samples": [str(p) for p in paths]})
+    partial = len(prep.instances) < prep.total
+    if partial:  # lm-eval --limit: the first n instances, as refbench run --limit takes them
+        metrics["data_coverage"] = {"n": len(prep.instances), "of": prep.total,
+                                    "by": "lm-eval --limit"}
     metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
                     "data": str(data.resolve()), "data_sha256": data_sha256(prov),
                     "task_version": prep.task.version,
-                    "split": prep.task.infer_split(data), "limit": None,
+                    "split": prep.task.infer_split(data),
+                    "limit": len(prep.instances) if partial else None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
                     "created": now(), "out_dir": str(out.resolve()),
                     "predictions": str((out / "predictions.jsonl").resolve()), "lm_eval": lm_eval})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.core.commands import CONTEXT, OUT_FILE, PATH, POSITIVE, SEED, print_json
+from refbench.core.commands import CONTEXT, DATA, OUT_FILE, PATH, POSITIVE, SEED, print_json
 from refbench.tasks.capabilities import CommandServices
 
 
@@ -19,7 +19,7 @@ def altentities() -> None:
 @altentities.command(context_settings=CONTEXT, epilog=(
     "Example: refbench altentities check ../shared/data/altentities/recipes/dev.json.gz "
     "../shared/data/altentities/recipes/test.json.gz --json"))
-@click.argument("files", type=PATH, nargs=-1, required=True)
+@click.argument("files", type=DATA, nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def check(files: tuple[Path, ...], as_json: bool) -> None:
     """Statistics per file (questions, expressions, words per expression, domains, sampling
@@ -49,7 +49,7 @@ def check(files: tuple[Path, ...], as_json: bool) -> None:
 @altentities.command("sample-pairs", context_settings=CONTEXT, epilog=(
     "Example: refbench altentities sample-pairs ../shared/data/altentities/recipes/dev.json.gz "
     "--method similar-infobox --n 20 --out questions.jsonl"))
-@click.argument("entities", type=PATH, nargs=-1, required=True)
+@click.argument("entities", type=DATA, nargs=-1, required=True)
 @click.option("--method", required=True, help="uniform, same-name, similar-title, "
               "similar-description, similar-infobox.")
 @click.option("--n", "n", type=POSITIVE, default=50, show_default=True,

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from refbench.core.commands import CONTEXT, PATH, POSITIVE, split_list
+from refbench.core.commands import CONTEXT, DATA, POSITIVE, split_list
 from refbench.core.errors import UsageError
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl
@@ -252,7 +252,7 @@ def create_command() -> click.Command:
     @click.command("altentities-collection", context_settings=CONTEXT, epilog=(
         "Example: refbench study create altentities-collection --data ../shared/data/altentities/"
         "books/test.json.gz --n 50 --method similar-description --annotators 2 --out ae.sqlite"))
-    @click.option("--data", type=PATH, multiple=True, required=True,
+    @click.option("--data", type=DATA, multiple=True, required=True,
                   help="Entities JSONL or AltEntities JSON files (repeatable).")
     @click.option("--n", "n", type=POSITIVE, default=50, show_default=True,
                   help="Questions to ask.")

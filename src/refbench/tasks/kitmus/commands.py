@@ -14,9 +14,9 @@ import click
 from refbench.core.commands import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_DIR,
     OUT_FILE,
-    PATH,
     SEED,
     parse_ints,
     parse_sizes,
@@ -38,7 +38,7 @@ def kitmus() -> None:
     "generate --out official --resources ../shared/data/kitmus-official/resources"))
 @click.option("--out", type=OUT_DIR, default=Path("kitmus-suite"), show_default=True,
               help="Output folder.")
-@click.option("--resources", type=PATH, default=None,
+@click.option("--resources", type=DATA, default=None,
               help="Resource folder (refbench or official KITMUS layout). Default: built-in.")
 @click.option("--variants", help="Comma-separated variant names (see refbench ls variants).")
 @click.option("--entities", help="Subtasks, e.g. 2,3,4.")
@@ -133,7 +133,7 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
 @kitmus.command(context_settings=CONTEXT, epilog=(
     "Examples: refbench kitmus validate kitmus-suite  |  refbench kitmus validate "
     "../shared/data/kitmus-official/released --json"))
-@click.argument("directory", type=PATH)
+@click.argument("directory", type=DATA)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--max-shown", type=COUNT, default=20, show_default=True,
               help="Violations listed in the summary.")
@@ -193,7 +193,7 @@ def build_resources_cmd(out: Path, seed: int, overwrite: bool, as_json: bool) ->
 @kitmus.command(context_settings=CONTEXT, epilog=(
     "Examples: refbench kitmus difficulty kitmus-suite  |  refbench kitmus difficulty "
     "../shared/data/kitmus-official/released --variants background-train --json"))
-@click.argument("directory", type=PATH)
+@click.argument("directory", type=DATA)
 @click.option("--split", default="test", show_default=True, help="Split to probe.")
 @click.option("--variants", help="Comma-separated variant folder names (default: all).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -236,7 +236,7 @@ def difficulty(directory: Path, split: str, variants: str | None, as_json: bool)
 @kitmus.command("pool-difficulty", context_settings=CONTEXT, epilog=(
     "Examples: refbench kitmus pool-difficulty  |  refbench kitmus pool-difficulty "
     "--resources ../shared/data/kitmus-official/resources --json"))
-@click.option("--resources", type=PATH, default=None,
+@click.option("--resources", type=DATA, default=None,
               help="Resource folder (refbench or official layout). Default: built-in.")
 @click.option("--split-seed", type=SEED, default=None,
               help="Only the test occupations of the suite generated with this seed.")
@@ -276,7 +276,7 @@ CONVERT_EXAMPLE = ("Examples: refbench convert suite/background-both/subtask_2_e
 
 
 @click.command("convert", context_settings=CONTEXT, epilog=CONVERT_EXAMPLE)
-@click.argument("src", type=PATH)
+@click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
 @click.option("--to", default=None, help="conll, jsonlines, tsv or txt (default: from DST).")
 @click.option("--view", default="full-text", show_default=True,

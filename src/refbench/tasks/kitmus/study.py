@@ -22,7 +22,7 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from refbench.core.commands import CONTEXT, COUNT, PATH, POSITIVE, split_list
+from refbench.core.commands import CONTEXT, COUNT, DATA, POSITIVE, split_list
 from refbench.core.errors import UsageError
 from refbench.core.types import ChoiceInstance
 from refbench.formats.conll2012 import parse_conll_text
@@ -293,7 +293,7 @@ def create_command() -> click.Command:
         "--out k.sqlite  |  refbench study create kitmus-validation --data ../shared/data/"
         "kitmus-official/released/background-train/subtask_2_ents/full-text/"
         "test.v4_gold_conll.gz --n 20 --annotators 6 --out k.sqlite"))
-    @click.option("--data", type=PATH, multiple=True, required=True,
+    @click.option("--data", type=DATA, multiple=True, required=True,
                   help="A KITMUS suite folder or any choice data file refbench reads "
                        "(repeatable).")
     @click.option("--n", "n", type=POSITIVE, default=40, show_default=True,

@@ -9,6 +9,7 @@ import click
 
 from refbench.core.commands import (
     CONTEXT,
+    DATA,
     OUT_FILE,
     PATH,
     POSITIVE,
@@ -37,7 +38,7 @@ def _report(report: dict, as_json: bool, keys: tuple[str, ...]) -> None:  # type
 @knowref.command(context_settings=CONTEXT, epilog=(
     "Examples: refbench knowref check ../shared/data/knowref/knowref_test.json  |  "
     "refbench knowref check ../shared/data/knowref/*.tsv ../shared/data/knowref/*.json --json"))
-@click.argument("files", type=PATH, nargs=-1, required=True)
+@click.argument("files", type=DATA, nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every id).")
 def check(files: tuple[Path, ...], as_json: bool) -> None:
     """What each KnowRef file holds and where it contradicts itself: instances against the
@@ -84,7 +85,7 @@ def check(files: tuple[Path, ...], as_json: bool) -> None:
     "Examples: refbench knowref switch ../shared/data/knowref/knowref_test.json --out "
     "switched.json  |  refbench knowref switch ../shared/data/knowref/test.tsv --out "
     "switched.tsv --json"))
-@click.argument("src", type=PATH)
+@click.argument("src", type=DATA)
 @click.option("--out", type=OUT_FILE, required=True, help="Output in the input's format.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def switch(src: Path, out: Path, as_json: bool) -> None:
@@ -102,7 +103,7 @@ def switch(src: Path, out: Path, as_json: bool) -> None:
 
 @knowref.command(context_settings=CONTEXT, epilog=(
     "Example: refbench knowref augment ../shared/data/knowref/train.tsv --out train.aug.tsv"))
-@click.argument("train", type=PATH)
+@click.argument("train", type=DATA)
 @click.option("--out", type=OUT_FILE, required=True, help="Original + switched, input's format.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def augment(train: Path, out: Path, as_json: bool) -> None:
@@ -133,7 +134,7 @@ def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
     "Examples: refbench knowref mine reddit.jsonl.bz2 --out candidates.jsonl --workers 2  |  "
     "refbench knowref mine wiki.txt.gz --out c.jsonl --engine dask --scheduler "
     "tcp://127.0.0.1:8786"))
-@click.argument("inputs", type=PATH, nargs=-1, required=True)
+@click.argument("inputs", type=DATA, nargs=-1, required=True)
 @click.option("--out", type=OUT_FILE, required=True, help="Candidate records (JSONL).")
 @click.option("--engine", default="local", show_default=True, help="local or dask.")
 @click.option("--workers", type=POSITIVE, default=1, show_default=True,
@@ -171,7 +172,7 @@ def mine(inputs: tuple[Path, ...], out: Path, engine: str, workers: int, schedul
 
 @knowref.command(context_settings=CONTEXT, epilog=(
     "Example: refbench knowref convert ../shared/data/knowref/knowref_test.json test.tsv"))
-@click.argument("src", type=PATH)
+@click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
 def convert(src: Path, dst: Path) -> None:
     """Convert between knowref_test.json-style JSON and the substitution TSV (either way)."""

@@ -9,6 +9,7 @@ import click
 from refbench.core.commands import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_ANY,
     OUT_DIR,
     OUT_FILE,
@@ -33,7 +34,7 @@ def tne() -> None:
     "--out se.jsonl  |  refbench tne baseline all --data ../shared/data/tne/test.jsonl.gz "
     "--out baselines/ --json"))
 @click.argument("name")
-@click.option("--data", type=PATH, required=True, help="TNE documents (any release).")
+@click.option("--data", type=DATA, required=True, help="TNE documents (any release).")
 @click.option("--out", type=OUT_ANY, required=True,
               help="Predictions file (or a folder when NAME is 'all').")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
@@ -100,7 +101,7 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
     "Examples: refbench tne stats ../shared/data/tne/test.jsonl.gz  |  refbench tne stats "
     "../shared/data/tne/train-reconstructed-v1.1.jsonl.gz ../shared/data/tne/dev.jsonl.gz "
     "../shared/data/tne/test.jsonl.gz ../shared/data/tne/ood.jsonl.gz --total --json"))
-@click.argument("files", type=PATH, nargs=-1, required=True)
+@click.argument("files", type=DATA, nargs=-1, required=True)
 @click.option("--total", is_flag=True,
               help="Also all FILES together (Table 3's 'all' column for train+dev+test+OOD; "
                    "give each split once).")
@@ -123,9 +124,9 @@ def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
     "Examples: refbench tne convert preds.jsonl board.jsonl --gold test.jsonl.gz --to "
     "leaderboard  |  refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl "
     "--gold ../shared/data/tne/dev.jsonl.gz --to leaderboard"))
-@click.argument("src", type=PATH)
+@click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
-@click.option("--gold", type=PATH, required=True, help="The documents (NP order and ids).")
+@click.option("--gold", type=DATA, required=True, help="The documents (NP order and ids).")
 @click.option("--to", "target", type=click.Choice(["leaderboard", "refbench"]),
               default="leaderboard", show_default=True, help="leaderboard or refbench.")
 def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
@@ -181,8 +182,8 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
     "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne --epochs 4 --threads 1  |  "
     "(interrupted) the same command with --resume  |  a 500-step slice: --max-steps 500, then "
     "--resume --max-steps 1000"))
-@click.option("--data", type=PATH, required=True, help="Labelled TNE documents (any release).")
-@click.option("--dev", type=PATH, default=None,
+@click.option("--data", type=DATA, required=True, help="Labelled TNE documents (any release).")
+@click.option("--dev", type=DATA, default=None,
               help="Documents for model selection (default: the last 10% of --data).")
 @click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
 @click.option("--head", type=click.Choice(["coupled", "decoupled"]), default="coupled",
@@ -245,7 +246,7 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     "Example: refbench tne predict --model models/tne --data ../shared/data/tne/test.jsonl.gz "
     "--out pred.jsonl"))
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
-@click.option("--data", type=PATH, required=True, help="TNE documents.")
+@click.option("--data", type=DATA, required=True, help="TNE documents.")
 @click.option("--out", type=OUT_FILE, required=True, help="Predictions (JSONL).")
 @click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
 @click.option("--scores", is_flag=True,

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from refbench.core.commands import CONTEXT, PATH, POSITIVE
+from refbench.core.commands import CONTEXT, DATA, POSITIVE
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl
@@ -253,7 +253,7 @@ def create_command() -> click.Command:
         "Examples: refbench study create tne-annotation --data ../shared/data/tne/"
         "dev-v1.1.jsonl.gz --n 10 --out tne.sqlite  |  refbench study create tne-annotation "
         "--data stories/ --n 5 --out tne.sqlite"))
-    @click.option("--data", type=PATH, required=True, help="A TNE file (its NPs), or texts: a .txt "
+    @click.option("--data", type=DATA, required=True, help="A TNE file (its NPs), or texts: a .txt "
                   "file, a folder of .txt files, or JSONL with id and text (NPs from the chunker).")
     @click.option("--n", "n", type=POSITIVE, default=10, show_default=True, help="Documents.")
     @create_options

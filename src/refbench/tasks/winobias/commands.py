@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from refbench.core.commands import CONTEXT, PATH, print_json
+from refbench.core.commands import CONTEXT, DATA, print_json
 from refbench.tasks.capabilities import CommandServices
 
 
@@ -22,7 +22,7 @@ def commands(services: CommandServices) -> list[click.Command]:
     @winobias.command("check", context_settings=CONTEXT, epilog=(
         "Examples: refbench winobias check ../shared/data/winobias  |  "
         "refbench winobias check ../shared/data/winobias --json"))
-    @click.argument("folder", type=PATH)
+    @click.argument("folder", type=DATA)
     @click.option("--examples", type=click.IntRange(min=0), default=5, show_default=True,
                   help="Lines quoted per kind of oddity (--json lists them all).")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -45,8 +45,8 @@ def commands(services: CommandServices) -> list[click.Command]:
     @winobias.command("score-conll", context_settings=CONTEXT, epilog=(
         "Example: refbench winobias score-conll --gold ../shared/data/winobias/conll_format/"
         "test_type1_pro_stereotype.v4_auto_conll --pred system_output.conll"))
-    @click.option("--gold", type=PATH, required=True, help="A WinoBias CoNLL file.")
-    @click.option("--pred", type=PATH, required=True,
+    @click.option("--gold", type=DATA, required=True, help="A WinoBias CoNLL file.")
+    @click.option("--pred", type=DATA, required=True,
                   help="The system's CoNLL output for the same documents.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def score_conll(gold: Path, pred: Path, as_json: bool) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from refbench.core.commands import CONTEXT, OUT_FILE, PATH, print_json
+from refbench.core.commands import CONTEXT, DATA, OUT_FILE, PATH, print_json
 from refbench.tasks.capabilities import CommandServices
 
 
@@ -23,7 +23,7 @@ def commands(services: CommandServices) -> list[click.Command]:
     @winogender.command("check", context_settings=CONTEXT, epilog=(
         "Examples: refbench winogender check ../shared/data/winogender  |  "
         "refbench winogender check ../shared/data/winogender/all_sentences.tsv --json"))
-    @click.argument("path", type=PATH)
+    @click.argument("path", type=DATA)
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def check(path: Path, as_json: bool) -> None:
         """Counts against the paper (720 sentences, 120 templates, 60 occupations), genders,
