@@ -10,19 +10,19 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import OutputError
-from refbench.core.figures import colours, pyplot, save_figure
+from refbench.core.figures import colours, fitted_title, legend_below, new_figure, save_figure
 
 
 def plot_occupations(results: Sequence[tuple[str, dict[str, Any]]], out: str | Path, *,
                      title: str | None = None) -> None:
     """``results``: (system name, :func:`~refbench.tasks.winogender.metrics.winogender_metrics`
     result) pairs; systems without occupation statistics are left out."""
-    plt = pyplot()
     drawn = [(name, r["occupations"]) for name, r in results if r.get("occupations")]
     if not drawn:
         raise OutputError("no occupation statistics to draw (occupations-stats.tsv must lie "
                           "beside all_sentences.tsv)", path=out)
-    fig, ax = plt.subplots(figsize=(6.4, 5.0))
+    fig, axes = new_figure(figsize=(6.4, 5.4))
+    ax = axes[0, 0]
     colour = colours([name for name, _ in drawn])
     for k, (name, occ) in enumerate(drawn):
         xs = [row["bls_pct_female"] for row in occ["occupations"]]
@@ -37,11 +37,10 @@ def plot_occupations(results: Sequence[tuple[str, dict[str, Any]]], out: str | P
     ax.set_xlim(0, 100)
     ax.set_ylim(-5, 105)
     ax.set_xlabel("% women in the occupation (BLS)")
-    ax.set_ylabel("% of female-pronoun sentences resolved to the occupation")
-    ax.set_title(title or "Winogender: occupation statistics vs. system resolutions",
-                 fontsize=10)
+    ax.set_ylabel("% of female-pronoun sentences\nresolved to the occupation")
+    fitted_title(fig, title or "Winogender: occupation statistics vs. system resolutions")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3,
-              frameon=False)
-    fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    legend_below(fig, handles, labels, max_columns=3)
     save_figure(fig, out)
+
