@@ -1,0 +1,62 @@
+"""95% intervals for accuracies that were recorded without one: from the count and the
+accuracy alone, where no bootstrap over instances was run (a slice, a file of a folder result).
+
+- Wilson's score interval for one proportion (statsmodels ``proportion_confint``), which stays
+  inside [0, 1] and behaves at 0 and 1 where the normal approximation does not;
+- Newcombe's hybrid score interval for the difference of two independent proportions
+  (statsmodels ``confint_proportions_2indep``, ``method="newcomb"``), built from the two Wilson
+  intervals: what a figure of Pro - Anti draws when the runs recorded no interval of it.
+"""
+
+from __future__ import annotations
+
+Interval = tuple[float, float]
+
+
+def count_of(accuracy: float, n: int) -> int:
+    """The number of right answers an accuracy over ``n`` instances stands for."""
+    return round(accuracy * n)
+
+
+def wilson(correct: int, n: int) -> Interval | None:
+    """Wilson's 95% score interval of ``correct`` out of ``n``; None when ``n`` is 0."""
+    if n <= 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def newcombe(correct_a: int, n_a: int, correct_b: int, n_b: int) -> Interval | None:
+    """Newcombe's 95% interval of p_a - p_b for two independent samples; None without
+    instances on either side."""
+    if n_a <= 0 or n_b <= 0:
+        return None
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    low, high = confint_proportions_2indep(correct_a, n_a, correct_b, n_b, method="newcomb",
+                                           compare="diff", alpha=0.05)
+    return float(low), float(high)
+
+
+def absolute(interval: Interval) -> Interval:
+    """An interval of |d| from an interval of d: the image of [low, high] under abs."""
+    low, high = interval
+    if low >= 0:
+        return low, high
+    if high <= 0:
+        return -high, -low
+    return 0.0, max(-low, high)
+
+
+def interval_caption(methods: set[str]) -> str:
+    """How a figure's error bars were made, for its title: ``methods`` holds "recorded" (a
+    bootstrap interval over instances that the result recorded) and/or "Wilson"."""
+    recorded = "bootstrap intervals over instances recorded in the results"
+    computed = "Wilson's interval from n and accuracy (Diff: Newcombe's)"
+    if methods == {"recorded"}:
+        return f"error bars: 95% {recorded}"
+    if methods == {"Wilson"}:
+        return f"error bars: 95% {computed}"
+    return f"error bars: 95% {recorded}, else {computed}"
