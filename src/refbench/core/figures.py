@@ -114,17 +114,19 @@ def fit_tick_labels(fig: Any, ax: Any, *, rotation: float = 30) -> None:
 def grouped_bars(ax: Any, categories: Sequence[str], series: Sequence[str],
                  bars: Mapping[tuple[str, str], Bar], colours: Mapping[str, Any]) -> None:
     """A group of bars per category, one bar per series (a system) in its colour, each with
-    its interval as an error bar; a missing (category, series) leaves a gap."""
+    a dot at its value and its interval as an error bar; a missing (category, series) leaves
+    a gap."""
     width = 0.8 / max(1, len(series))
     for j, name in enumerate(series):
         for i, category in enumerate(categories):
             if (category, name) not in bars:
                 continue
             value, ci = bars[(category, name)]
+            x = i + (j - (len(series) - 1) / 2) * width
+            ax.bar(x, value, width=width * 0.9, color=colours[name])
             err = None if ci is None else [[max(0.0, value - ci[0])], [max(0.0, ci[1] - value)]]
-            ax.bar(i + (j - (len(series) - 1) / 2) * width, value, width=width * 0.9,
-                   color=colours[name], yerr=err, capsize=3, ecolor="black",
-                   error_kw={"linewidth": 1})
+            ax.errorbar(x, value, yerr=err, fmt="o", markersize=2.5, color="black", capsize=3,
+                        elinewidth=1)  # the dot shows a value of 0 too
     ax.set_xticks(range(len(categories)), list(categories))
     ax.set_xlim(-0.6, len(categories) - 0.4)
     ax.grid(axis="y", alpha=0.3)

@@ -47,6 +47,7 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
         ax.set_title(variant, fontsize=9)
         ax.set_xlabel("entities")
         ax.set_xticks(ns)
+        ax.set_xlim(min(ns) - 0.5, max(ns) + 0.5)  # one entity count: not a sliver around it
         ax.set_ylim(-0.02, 1.05)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(variants):]:
