@@ -1,6 +1,6 @@
 """Every figure refbench writes keeps its text inside the canvas (issue 31, finding 8: the
-single-subtask KITMUS plot and the WSC and WinoBias plots cut off their titles and legends),
-and the bias benchmarks' report figures show Pro / Anti / Diff with 95% intervals (finding 7).
+single-subtask KITMUS plot and the WSC and WinoBias plots cut off their titles and legends):
+the report's figures, the tasks' own, and the web app's charts.
 
 Each figure is drawn by the code that writes it (``report --plot``'s :func:`draw_plot`, the
 tasks' own plots, the web app's charts) from results of real runs on the fixtures; while it is
@@ -126,7 +126,10 @@ def _suite(runs: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 CASES = ("kitmus-one-subtask", "kitmus-suite", "wsc-bars", "every-task-bars", "winobias",
-         "winobias-files", "winogender", "winogender-occupations", "tne-confusion")
+         "winobias-files", "winogender", "winogender-occupations", "tne-confusion",
+         "web-slices", "web-scores", "web-documents")
+VALUES = ("he", "she", "they", "<script>alert(1)</script>", "A & B",
+          "background-inference-charfict-wordfict " * 3)
 
 
 def draw(case: str, runs: dict[str, Any], out: Path) -> None:
@@ -164,6 +167,27 @@ def draw(case: str, runs: dict[str, Any], out: Path) -> None:
         assert tne.report is not None
         result = tne.evaluate(FIX / "tne" / "docs.jsonl", [FIX / "tne" / "predictions.jsonl"])
         tne.report.plot_result(result, out, title=f"TNE: {LONG}")
+    elif case.startswith("web-"):
+        from refbench.web import charts
+
+        if case == "web-slices":
+            series = ["first", "random", LONG]
+            data = charts.slice_chart(
+                [("pronoun", [(v, {s: (0.25 * (k % 4), 10 + k) for s in series})
+                              for k, v in enumerate(VALUES)]),
+                 ("answer position", [(str(k), {s: (0.5, 40) for s in series})
+                                      for k in range(30)])],
+                series, title=f"Accuracy by slice on {LONG}")
+        elif case == "web-scores":
+            m = runs["kitmus-random"]
+            data = charts.score_chart([[0.1 * k, 0.05 * k, -1.0] for k in range(40)],
+                                      [k % 3 == 0 if k % 5 else None for k in range(40)],
+                                      title=f"Scores of {LONG} ({m['n']} instances)") or b""
+        else:
+            data = charts.documents_chart({LONG: [k / 50 for k in range(50)],
+                                           "surface": [0.5] * 20},
+                                          title=f"Per-document labeled F1 on {LONG}") or b""
+        out.write_bytes(data)
     else:
         raise AssertionError(case)
 
@@ -171,9 +195,9 @@ def draw(case: str, runs: dict[str, Any], out: Path) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_every_text_lies_inside_the_figure(case: str, runs: dict[str, Any], tmp_path: Path,
                                            saved: list[tuple[str, int, list[str]]]) -> None:
-    out = tmp_path / f"{case}.png"
+    out = tmp_path / (f"{case}.svg" if case.startswith("web-") else f"{case}.png")
     draw(case, runs, out)
-    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert out.read_bytes()[:4] in (b"\x89PNG", b"<?xm")
     assert len(saved) == 1, saved
     _, n_texts, outside = saved[0]
     assert n_texts >= 5, "the check must see the figure's texts"

@@ -32,7 +32,7 @@ from refbench.core.figures import (
 from refbench.metrics.intervals import wilson
 from refbench.tasks.base import Task
 
-MAX_VALUES = 24  # slice values drawn per panel (the most frequent, in their natural order)
+MAX_VALUES = 24  # slice values drawn per panel (those with most instances, in natural order)
 _COMMENT = re.compile(rb"<!--.*?-->", re.S)
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -82,7 +82,8 @@ def _capped(label: str, rows: Sequence[tuple[str, Mapping[str, tuple[float, int]
     if len(rows) <= MAX_VALUES:
         return label, rows
     keep = sorted(rows, key=lambda r: -sum(n for _, n in r[1].values()))[:MAX_VALUES]
-    return (f"{label} ({MAX_VALUES} of {len(rows)} values, the most frequent)",
+    return (f"{label} ({MAX_VALUES} of {len(rows)} values, those with the most instances; "
+            "the table has all)",
             sorted(keep, key=lambda r: _natural(r[0])))
 
 

@@ -5,9 +5,10 @@ page has.
 A chart is drawn once per state of what it shows and kept (a small in-memory cache keyed by
 the run or systems, their predictions' signatures and the dataset index's signature), so a
 page view after the first costs nothing. Matplotlib's pyplot is not thread-safe: drawing is
-serialised by one lock. A page only lists a chart it can draw: the slice, score and document
-charts by a cheap look at what the run recorded; the task's own figure by drawing it (then
-kept). A chart that fails is left off the page (and logged), never the page with it.
+serialised by one lock. A page only lists a chart it can draw: the slice and score charts by a
+cheap look at what the run recorded; the task's own figure and the documents' scores by
+drawing them (then kept). A chart that fails is left off the page (and logged), never the page
+with it.
 """
 
 from __future__ import annotations
@@ -144,7 +145,10 @@ def _run_documents(run: RunInfo, ds: Dataset, system: System | None) -> bytes | 
     documents = ds.task.documents
     if documents is None:
         return None
-    scores = documents.document_scores(ds.files, run.predictions, stamp=_index_stamp(ds))
+    try:
+        scores = documents.document_scores(ds.files, run.predictions, stamp=_index_stamp(ds))
+    except RefbenchError:
+        return None  # a file for other documents: the page says why beside its scores
     return charts.documents_chart({_label(run, system): list(scores.values())},
                                   title=f"Per-document labeled F1 on {ds.label}")
 
@@ -279,7 +283,7 @@ def _run_applies(kind: str, run: RunInfo) -> bool:
         return not run.is_documents and bool(run.metrics.get("slices"))
     if kind == "scores":
         return not run.is_documents and _has_scores(run)
-    return run.is_documents and catalog().dataset_of(run) is not None
+    return run.is_documents and run_chart(kind, run) is not None  # drawn (then kept)
 
 
 @bp.app_template_global()
@@ -295,11 +299,11 @@ def compare_charts(ds: Dataset, systems: list[System]) -> list[dict[str, str]]:
     sids = [s.sid for s in systems]
 
     def applies(kind: str) -> bool:
-        if ds.task.documents is not None:
-            return kind == "documents"
-        if kind == "figure":
-            return compare_chart(kind, ds, systems) is not None
-        return kind == "slices"
+        if not systems:
+            return False
+        if kind == "slices" and ds.task.documents is None:
+            return True
+        return compare_chart(kind, ds, systems) is not None  # drawn (then kept)
 
     return _listed(COMPARE_CHARTS, applies,
                    lambda k: url_for("charts.compare_svg", kind=k, data=ds.key, sys=sids))

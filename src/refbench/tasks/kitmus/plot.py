@@ -43,7 +43,8 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
                      if k.split("|")[0] == variant)
         if rnd:
             handles[CHANCE] = ax.plot([n for n, _ in rnd], [v for _, v in rnd],
-                                      linestyle="--", color="grey", label=CHANCE)[0]
+                                      linestyle="--", color="grey", label=CHANCE,
+                                      marker="_", markersize=14)[0]  # one count: a tick
         ax.set_title(variant, fontsize=9)
         ax.set_xlabel("entities")
         ax.set_xticks(ns)
