@@ -97,6 +97,22 @@ def legend_below(fig: Any, handles: Sequence[Any], labels: Sequence[str], *,
         ncol -= 1
 
 
+def fit_axes_titles(fig: Any) -> None:
+    """Wrap each panel's title that, once the figure is laid out, would run past the
+    figure's right edge (a long slice name over a narrow panel)."""
+    fig.canvas.draw()  # lays the figure out; the titles' places are then known
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        for title in (ax.title, ax._left_title):
+            if not ax.get_visible() or not title.get_text():
+                continue
+            box = title.get_window_extent(renderer)
+            room = FIT * fig.bbox.x1 - box.x0
+            if box.x1 > FIT * fig.bbox.x1 and room > 0:
+                title.set_text(wrap_to_width(fig, title.get_text(),
+                                             fontsize=title.get_fontsize(), width=room))
+
+
 def fit_tick_labels(fig: Any, ax: Any, *, rotation: float = 30) -> None:
     """Slant the x tick labels when one is wider than its share of the panel (measured), so
     neighbouring labels do not run into each other."""
@@ -164,6 +180,7 @@ def bar_panels(panels: Sequence[tuple[str, Sequence[str]]],
     legend_below(fig, [plt.Rectangle((0, 0), 1, 1, color=palette[s]) for s in series],
                  list(series))
     fitted_title(fig, title)
+    fit_axes_titles(fig)
     return fig
 
 

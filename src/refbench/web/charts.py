@@ -25,6 +25,7 @@ from typing import Any
 from refbench.core.figures import (
     colours,
     figure_bytes,
+    fit_axes_titles,
     fitted_title,
     legend_below,
     new_figure,
@@ -132,6 +133,7 @@ def slice_chart(groups: Sequence[SliceGroup], series: Sequence[str], *, title: s
         legend_below(fig, [Rectangle((0, 0), 1, 1, color=palette[s]) for s in series],
                      list(series))
     fitted_title(fig, f"{title}\nerror bars: 95% Wilson intervals from n and accuracy")
+    fit_axes_titles(fig)
     return svg_bytes(fig)
 
 
