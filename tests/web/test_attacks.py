@@ -171,7 +171,8 @@ def test_time_budget_stops_a_slow_search_with_a_400(tmp_path: Path) -> None:
 
 
 def test_match_runs_once_per_request(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The count, every facet count and the page read one MATCH's result."""
+    """The count, every facet count and the page read one MATCH's result (the page's
+    snippets run the MATCH once more, over the texts of the page's rows alone)."""
     statements: list[str] = []
     cat = app.config["CATALOG"]
     original = cat.index.connect
@@ -184,7 +185,9 @@ def test_match_runs_once_per_request(app: Flask, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(cat.index, "connect", traced)
     r = app.test_client().get(f"/data/{key(app, 'kitmus')}?q=job")
     assert r.status_code == 200
-    assert sum("MATCH" in s for s in statements) == 1
+    assert sum("FROM fts WHERE fts MATCH" in s for s in statements) == 1
+    assert sum("FROM temp.snip WHERE snip MATCH" in s for s in statements) == 1
+    assert sum("MATCH" in s for s in statements) == 2
 
 
 def test_oversized_body_is_413_before_reading(app: Flask) -> None:

@@ -35,8 +35,11 @@ from refbench.web.datasets import Dataset
 from refbench.web.records import Problem, Record, file_records, view_of
 from refbench.web.records import facet_names as facet_names
 
-INDEX_VERSION = 9
+INDEX_VERSION = 10  # 10: porter stemming, and the searched texts kept for snippets
 BATCH = 2000
+# Porter stemming over unicode61 words, so that "firefighter" finds "firefighters"; diacritics
+# folded ("café" finds "cafe"). Exact phrases still match their words in order.
+TOKENIZE = "porter unicode61 remove_diacritics 2"
 Row = tuple[Any, ...]
 
 
@@ -114,8 +117,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE items (n INTEGER PRIMARY KEY, iid TEXT NOT NULL, key TEXT NOT NULL,
                     gold INTEGER, gold_label TEXT NOT NULL, title TEXT NOT NULL{facets});
 CREATE TABLE payloads (n INTEGER PRIMARY KEY, payload BLOB NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(body{texts}, content='',
-                                   tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE texts (n INTEGER PRIMARY KEY, texts BLOB NOT NULL);
+CREATE VIRTUAL TABLE fts USING fts5(body{texts}, content='', tokenize='{tokenize}');
 CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched INTEGER NOT NULL,
                       n_unmatched INTEGER NOT NULL);
 CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
@@ -146,7 +149,8 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         # Payloads (and systems' outputs) live in their own tables so that scans of items and
         # preds (counts, slices, joins) read narrow rows.
         db.executescript(SCHEMA.format(facets="".join(f", f_{n} TEXT" for n in names),
-                                       texts="".join(f", t_{t}" for t in texts)))
+                                       texts="".join(f", t_{t}" for t in texts),
+                                       tokenize=TOKENIZE))
         fts_cols = ", ".join(["rowid", "body", *(f"t_{t}" for t in texts)])
         fts_marks = ", ".join("?" * (2 + len(texts)))
         cols = ", ".join(["n", "iid", "key", "gold", "gold_label", "title",
@@ -165,6 +169,9 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
                                    [(n + k, r[-1]) for k, r in enumerate(chunk)])
                     db.executemany(f"INSERT INTO fts ({fts_cols}) VALUES ({fts_marks})",
                                    [(n + k, *r[n_items:-1]) for k, r in enumerate(chunk)])
+                    db.executemany("INSERT INTO texts (n, texts) VALUES (?, ?)",
+                                   [(n + k, pack(list(r[n_items:-1])))
+                                    for k, r in enumerate(chunk)])
                     n += len(chunk)
                     bar.update(len(chunk))
         db.execute("CREATE INDEX items_key ON items (key)")

@@ -209,6 +209,13 @@ class WinoBiasFolder(FolderRuns):
 
 
 class WinoBiasReport(Report):
+    def plot(self, results: Sequence[dict[str, Any]], out: Path, *,
+             metric: str | None = None) -> bool:
+        """Pro, Anti and Diff per type with 95% intervals (:mod:`.figure`)."""
+        from refbench.tasks.winobias.figure import plot_winobias
+
+        return plot_winobias(results, out, combine=combine)
+
     def text(self, result: dict[str, Any], *, ci: bool = False) -> str | None:
         if result.get("mode") == "release":
             return release_text(result, ci=ci)

@@ -86,11 +86,13 @@ class WinogenderReport(Report):
 
     def plot(self, results: Sequence[dict[str, Any]], out: Path, *,
              metric: str | None = None) -> bool:
-        from refbench.tasks.winogender.figure import plot_occupations
+        """Accuracy by pronoun gender and on gotcha sentences, with 95% intervals (the
+        occupation correlation figure is ``refbench winogender plot``)."""
+        from refbench.tasks.winogender.figure import plot_groups
 
-        drawn = [(str(r.get("system") or r.get("model") or f"system {k + 1}"), r["winogender"])
+        drawn = [(str(r.get("system") or r.get("model") or f"system {k + 1}"), r)
                  for k, r in enumerate(results) if isinstance(r.get("winogender"), dict)]
         if not drawn:
             return False
-        plot_occupations(drawn, out)
+        plot_groups(drawn, out)
         return True
