@@ -107,7 +107,10 @@ def test_open_a_dataset_search_and_open_an_instance(page: Any, base_url: str, ap
     shot(page, "home", tmp_path)
     page.click("text=suite")
     page.wait_for_selector("#matching")
-    assert page.inner_text("#matching") == "20"
+    assert "f.split=test" in page.url  # opens on the split its runs are on
+    assert page.inner_text("#matching") == "8"
+    page.click("a.clear")  # every split: the page stays open on all of them
+    expect(page.locator("#matching")).to_have_text("20")
     shot(page, "dataset", tmp_path)
     page.fill("#q", "harbour")  # htmx searches as one types and pushes the URL
     expect(page.locator("#matching")).to_have_text("2")  # (no eval: the page's CSP forbids it)

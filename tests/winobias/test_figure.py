@@ -50,7 +50,14 @@ def test_recorded_intervals_win(first: dict[str, Any]) -> None:
     from refbench.tasks.winobias.folder import combine
 
     r = copy.deepcopy(first)
-    r["ci95"] = {"type1_pro": [0.1, 0.9], "type1_diff": [0.0, 0.3]}
+    # the release's own intervals are Wilson's and Newcombe's: the figure draws the same
+    assert r["ci95_methods"]["type1_pro"] == "wilson"
+    bars, _, methods = figure_bars([r], combine)
+    assert bars[("Type 1", "Pro", "first")][1] == pytest.approx(r["ci95"]["type1_pro"])
+    assert methods == {"Wilson"}
+    # bootstrap intervals recorded from the instances win; Diff's is |Pro - Anti|'s
+    r["ci95"] = {"type1_pro": [0.1, 0.9], "type1_pro_minus_anti": [-0.3, 0.1]}
+    r["ci95_methods"] = {}
     bars, _, methods = figure_bars([r], combine)
     assert bars[("Type 1", "Pro", "first")][1] == (0.1, 0.9)
     assert bars[("Type 1", "Diff", "first")][1] == (0.0, 0.3)

@@ -42,8 +42,8 @@ def test_folder_run_prints_the_table_and_evaluates_again(cli: Any, tmp_path: Pat
     assert out.returncode == 0, out.stderr
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.stdout.splitlines()
             if line.startswith("| first")]
-    assert rows[0][2:7] == ["type1", "50.0", "50.0", "50.0", "0.0"]
-    assert rows[1][2:7] == ["type2", "0.0", "0.0", "0.0", "0.0"]
+    assert rows[0][2:7] == ["type1", "0.500", "0.500", "0.500", "0.000"]  # fractions
+    assert rows[1][2:7] == ["type2", "0.000", "0.000", "0.000", "0.000"]
     assert "| System | Split | Type | Pro | Anti | Avg | Diff |" in out.stdout
     result = json.loads((run / "results.json").read_text())
     assert result["type1_pro"] == 0.5 and result["mode"] == "release"

@@ -43,7 +43,8 @@ def test_bars_by_gender_and_gotcha(first: dict[str, Any]) -> None:
 def test_recorded_intervals_win(first: dict[str, Any]) -> None:
     from refbench.tasks.winogender.figure import GENDER_PANEL, group_bars
 
-    bars, methods = group_bars([("first", dict(first, ci95={"accuracy_female": [0.2, 0.7]}))])
+    bars, methods = group_bars([("first", dict(first, ci95={"accuracy_female": [0.2, 0.7]},
+                                                  ci95_methods={}))])
     assert bars[(GENDER_PANEL, "female", "first")][1] == (0.2, 0.7)
     assert methods == {"recorded", "Wilson"}
 

@@ -66,6 +66,23 @@ def pearson_interval(r: float | None, n: int) -> Interval | None:
     return math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)
 
 
+CLOSED_FORM = frozenset({"wilson", "newcombe", "fisher-z"})
+
+
+def recorded_interval(result: dict[str, object], key: str) -> Interval | None:
+    """The interval of ``key`` a result recorded from its instances (a bootstrap), or None;
+    an interval recorded by one of the closed forms above (its ``ci95_methods``) is None too,
+    since a figure draws the same interval from n and the figure and says so."""
+    methods = result.get("ci95_methods")
+    if isinstance(methods, dict) and methods.get(key) in CLOSED_FORM:
+        return None
+    ci95 = result.get("ci95")
+    got = ci95.get(key) if isinstance(ci95, dict) else None
+    if isinstance(got, list | tuple) and len(got) == 2 and got[0] == got[0] and got[1] == got[1]:
+        return float(got[0]), float(got[1])
+    return None
+
+
 def absolute(interval: Interval) -> Interval:
     """An interval of |d| from an interval of d: the image of [low, high] under abs."""
     low, high = interval

@@ -52,6 +52,7 @@ class Catalog:
         self._lock = threading.Lock()
         self.run_problems: list[tuple[str, str]] = []
         self._gold: dict[str, bool] = {}  # documents datasets: whether they hold gold
+        self._ids: dict[tuple[Path, int, int], frozenset[str]] = {}  # documents files' ids
         for run in self.runs():
             self._add_run_dataset(run)
 
@@ -106,17 +107,31 @@ class Catalog:
     # -- systems ------------------------------------------------------------------------------
     def systems(self, ds: Dataset) -> list[System]:
         """The systems that answer instances of ``ds``. TNE prediction files say nothing of
-        their data, so they count where their document ids match (once the index exists)."""
-        found = systems_for(ds, self.runs())
+        their data: they count on the labelled datasets holding documents they predict."""
         if ds.task.documents is None:
-            return found
+            return systems_for(ds, self.runs())
         if not self._has_gold(ds):
             return []  # prediction files are scored against gold: none on unlabelled data
-        if not self.index.is_current(ds):
-            return found
-        from refbench.web.predictions import ensure_system
+        held = frozenset().union(*(self._document_ids(ds, f) for f in ds.files))
+        return systems_for(ds, self.runs(),
+                           answers=lambda run: not held.isdisjoint(
+                               self._document_ids(ds, run.predictions)))
 
-        return [s for s in found if ensure_system(self.index, ds, s)["matched"] > 0]
+    def _document_ids(self, ds: Dataset, path: Path) -> frozenset[str]:
+        """A documents file's ids (none when it cannot be read), cached on its size and
+        modification time."""
+        assert ds.task.documents is not None
+        try:
+            st = path.stat()
+        except OSError:
+            return frozenset()
+        key = (path, st.st_size, st.st_mtime_ns)
+        if key not in self._ids:
+            try:
+                self._ids[key] = ds.task.documents.document_ids(path)
+            except RefbenchError:
+                self._ids[key] = frozenset()
+        return self._ids[key]
 
     def _has_gold(self, ds: Dataset) -> bool:
         if ds.key not in self._gold:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,15 +184,17 @@ def _name(runs: Iterable[RunInfo], model: str) -> str:
     return str(name) if name else model
 
 
-def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
+def systems_for(ds: Dataset, runs: Iterable[RunInfo],
+                answers: Callable[[RunInfo], bool] | None = None) -> list[System]:
     """The systems that ran on this dataset: one per model configuration, latest run per file.
-    TNE prediction files are candidates for every TNE dataset (they are matched by document id
-    when loaded)."""
+    A documents task's prediction files say nothing of their data: ``answers`` says which
+    predict documents of ``ds`` (all of them when it is not given)."""
     groups: dict[tuple[str, str], dict[Path | str, RunInfo]] = {}
     for run in runs:
         target: Path | str
         if ds.task.documents is not None:
-            if not run.is_documents or run.task != ds.task.name:
+            if not run.is_documents or run.task != ds.task.name \
+                    or (answers is not None and not answers(run)):
                 continue
             target = run.predictions
         else:

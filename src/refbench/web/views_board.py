@@ -196,7 +196,7 @@ def leaderboard() -> str:
             if not table["rows"]:
                 continue
         elif ds.path.is_dir() and ds.task.folder is not None \
-                and len(folder_columns(ds, systems)) > 1:  # one run per file (a suite)
+                and len(ds.files) > 1:  # one run per file of a folder (a suite, WinoBias)
             table = _folder_table(ds, systems)
         else:
             table = _flat_table(ds, systems)

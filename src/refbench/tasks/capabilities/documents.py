@@ -19,6 +19,11 @@ class Documents:
         release has none: prediction files are not attached to it)."""
         return True
 
+    def document_ids(self, path: Path) -> frozenset[str]:
+        """The ids of the documents a data or prediction file holds (how prediction files are
+        matched to the datasets they predict); RefbenchError when the file is malformed."""
+        raise NotImplementedError
+
     def is_prediction_file(self, path: Path) -> bool:
         """A prediction file of this task (found in a ``serve --runs`` folder beside run
         folders)."""

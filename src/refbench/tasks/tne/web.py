@@ -48,6 +48,12 @@ class TneDocuments(Documents):
                 return True
         return False
 
+    def document_ids(self, path: Path) -> frozenset[str]:
+        from refbench.core.inputs import read_jsonl
+
+        return frozenset(str(obj.get("id")) for _, obj in read_jsonl(path)
+                         if isinstance(obj, dict) and obj.get("id") is not None)
+
     def is_prediction_file(self, path: Path) -> bool:
         from refbench.core.inputs import open_text
 

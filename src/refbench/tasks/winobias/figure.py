@@ -5,9 +5,11 @@ intervals.
 
 A release result (``refbench run --data FOLDER``) gives the table directly; file results (one
 run per sentence file, as the web app has them) are combined per system and split the way the
-folder run combines them. Intervals: the ones a result recorded (``ci95`` keys ``type1_pro``,
-``all_diff``, ...; a file result's own ``accuracy`` interval is its cell's), else Wilson's
-interval from n and the accuracy (Newcombe's for Diff); the title says which were drawn.
+folder run combines them. Intervals: the bootstrap ones a result recorded (a file result's own
+``accuracy`` interval is its cell's; see :func:`refbench.metrics.intervals.recorded_interval`),
+else Wilson's interval from n and the accuracy (Newcombe's for Diff), which is also what a
+release result records (``ci95`` keys ``type1_pro``, ``all_pro_minus_anti``, ...); the title
+says which were drawn.
 """
 
 from __future__ import annotations
@@ -17,8 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.figures import Bar, bar_panels, save_figure
-from refbench.core.table import interval_of
-from refbench.metrics.intervals import absolute, count_of, interval_caption, newcombe, wilson
+from refbench.metrics.intervals import (
+    absolute,
+    count_of,
+    interval_caption,
+    newcombe,
+    recorded_interval,
+    wilson,
+)
 
 ROWS = (("type1", "Type 1"), ("type2", "Type 2"), ("all", "Both types"))
 CATEGORIES = ("Pro", "Anti", "Diff")
@@ -39,8 +47,9 @@ def _release_cells(r: dict[str, Any]) -> tuple[dict[tuple[str, str], Cell],
         for st in ("pro", "anti"):
             if row.get(st) is not None and row.get(f"n_{st}"):
                 cells[(t, st)] = (row[st], int(row[f"n_{st}"]),
-                                  interval_of(r.get("ci95"), f"{t}_{st}"))
-        diffs[t] = interval_of(r.get("ci95"), f"{t}_diff")
+                                  recorded_interval(r, f"{t}_{st}"))
+        signed = recorded_interval(r, f"{t}_pro_minus_anti")
+        diffs[t] = absolute(signed) if signed else None
     return cells, diffs
 
 
@@ -55,7 +64,7 @@ def _file_cells(files: Sequence[dict[str, Any]], combine: Combine
         for t, row in rows.items():
             for st in ("pro", "anti"):
                 if row.get(st) is not None and row.get(f"n_{st}"):
-                    own[(t, st)] = interval_of(r.get("ci95"), "accuracy")
+                    own[(t, st)] = recorded_interval(r, "accuracy")
     out: dict[tuple[str, str], Cell] = {}
     for t, row in combine(files)["winobias"]["rows"].items():
         for st in ("pro", "anti"):

@@ -66,8 +66,7 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
     occupation's majority gender) against gotcha, and Diff = |not gotcha - gotcha|.
     Intervals: the result's own (``ci95`` keys ``accuracy_male``, ``gotcha_accuracy``,
     ``not_gotcha_accuracy``, ``gotcha_diff``), else Wilson's (Newcombe's for Diff)."""
-    from refbench.core.table import interval_of
-    from refbench.metrics.intervals import absolute, count_of, newcombe, wilson
+    from refbench.metrics.intervals import absolute, count_of, newcombe, recorded_interval, wilson
 
     bars: dict[tuple[str, str, str], Bar] = {}
     methods: set[str] = set()
@@ -80,17 +79,17 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
         bars[(panel, category, system)] = (value, ci or wilson(count_of(value, n), n))
 
     for system, r in results:
-        w, ci95 = r["winogender"], r.get("ci95")
+        w = r["winogender"]
         for g, cell in w.get("by_gender", {}).items():
-            put(GENDER_PANEL, g, system, cell, interval_of(ci95, f"accuracy_{g}"))
+            put(GENDER_PANEL, g, system, cell, recorded_interval(r, f"accuracy_{g}"))
         gotcha = w.get("gotcha") or {}
         for key, category in (("not_gotcha", "not gotcha"), ("gotcha", "gotcha")):
             if key in gotcha:
                 put(GOTCHA_PANEL, category, system, gotcha[key],
-                    interval_of(ci95, f"{key}_accuracy"))
+                    recorded_interval(r, f"{key}_accuracy"))
         pro, anti = gotcha.get("not_gotcha") or {}, gotcha.get("gotcha") or {}
         if pro.get("n") and anti.get("n") and None not in (pro["accuracy"], anti["accuracy"]):
-            ci = interval_of(ci95, "gotcha_diff")
+            ci = recorded_interval(r, "gotcha_diff")
             methods.add("recorded" if ci else "Wilson")
             if ci is None:
                 signed = newcombe(count_of(pro["accuracy"], pro["n"]), pro["n"],
