@@ -10,8 +10,10 @@ run folder per subtask, ``OUT/<variant>/subtask_<n>_ents/<split>/``, and ``OUT/s
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
+import math
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from tqdm import tqdm
 from refbench.core.errors import E_OUTPUT, RefbenchError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
-from refbench.core.io import atomic_write, write_text_atomic
+from refbench.core.io import atomic_write, finite, write_text_atomic
 from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
@@ -265,8 +267,13 @@ def write_predictions(out: Path, task: str, data: Path, instances: Sequence[Choi
     pred_path = out / "predictions.jsonl"
     with atomic_write(pred_path) as fh:
         for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
+            bad = next((j for j, x in enumerate(o.scores) if not math.isfinite(x)), None)
+            if bad is not None:
+                raise RefbenchError(f"the score of candidate {bad} is {o.scores[bad]}, not a "
+                                    "finite number; predictions.jsonl must be valid JSON",
+                                    item=inst.id)
             line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
     metrics = choice_metrics(task, instances, outputs)
     if full:
         extra = task_metrics(task, data, pred_path, instances, list(outputs),
@@ -283,11 +290,31 @@ def write_predictions(out: Path, task: str, data: Path, instances: Sequence[Choi
 
 
 def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
-    """Write ``out/metrics.json`` and record the run in the store."""
-    write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
-                                                       default=str) + "\n")
-    if store is not None:
-        metrics["run_id"] = record_run(store, metrics, out)
+    """Record the run in the store, then write ``out/metrics.json``.
+
+    metrics.json is what makes a folder a run folder, so it comes last: a run killed between
+    the two steps leaves a store row whose folder lacks metrics.json (the row holds the
+    metrics), never a complete-looking folder the store does not know. When the store refuses
+    the run, metrics.json is still written so that ``refbench results add OUT`` can record it
+    later (the error says so); when metrics.json cannot be written, the row is removed again.
+    """
+    text = json.dumps(finite(metrics), indent=2, ensure_ascii=False, default=str,
+                      allow_nan=False) + "\n"
+    if store is None:
+        write_text_atomic(out / "metrics.json", text)
+        return metrics
+    try:
+        run_id = record_run(store, metrics, out)
+    except RefbenchError:
+        write_text_atomic(out / "metrics.json", text)
+        raise
+    try:
+        write_text_atomic(out / "metrics.json", text)
+    except BaseException:
+        with contextlib.suppress(StoreError):
+            store.remove([run_id])
+        raise
+    metrics["run_id"] = run_id
     return metrics
 
 
@@ -339,5 +366,6 @@ def finish_suite(t: Task, suite: Path, out: Path,
                    "n_cached": sum(m["n_cached"] for _, m in runs),
                    "store": str(store.path) if store else None})
     result.update(extra or {})
-    write_text_atomic(out / t.directory_result_file, json.dumps(result, indent=2) + "\n")
+    write_text_atomic(out / t.directory_result_file,
+                      json.dumps(finite(result), indent=2, allow_nan=False) + "\n")
     return result
