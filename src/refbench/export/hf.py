@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.inputs import binary_lines, format_name
+from refbench.core.inputs import format_name, parse_json_line, read_lines
 from refbench.core.io import atomic_path, atomic_write, sha256_file, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.export.cards import size_category
+from refbench.export.folder import export_folder as export_into
 from refbench.tasks.base import Task
 from refbench.tasks.card import Card
-from refbench.tasks.hf_parts import HfFolder
+from refbench.tasks.hf_parts import HfFolder, HfPart
 
 SPLIT_ORDER = ("train", "validation", "dev", "test", "ood")
 FORMATS = ("jsonl", "parquet")
@@ -124,22 +125,28 @@ class _Config:
 def _write_rows(out: Path, rel: str, rows: Rows) -> None:
     with atomic_write(out / rel) as fh:
         for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _native_lines(src: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The file's JSON lines (blank lines dropped), each with its row."""
-    for raw in binary_lines(src):
-        line = raw.decode("utf-8").strip()
+def _native_lines(part: HfPart) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The file's JSON lines (blank lines dropped), each with its row, checked as every other
+    reader checks them (UTF-8, one JSON object per line: one error naming the file and line)
+    and by the part's own record check (the task's reader: what ``export lm-eval`` and
+    ``run`` accept), so that a file ``run`` refuses is never exported."""
+    for number, text in read_lines(part.file):
+        line = text.strip()
         if line:
-            yield line, json.loads(line)
+            row = parse_json_line(line, path=part.file, number=number)
+            if part.check is not None:
+                part.check(row, part.file, number)
+            yield line, row
 
 
-def _copy_native(src: Path, out: Path, rel: str) -> Rows:
+def _copy_native(part: HfPart, out: Path, rel: str) -> Rows:
     """The file's JSON lines, copied byte for byte (blank lines dropped), and their rows."""
     rows: Rows = []
     with atomic_write(out / rel) as fh:
-        for line, row in _native_lines(src):
+        for line, row in _native_lines(part):
             fh.write(line + "\n")
             rows.append(row)
     return rows
@@ -177,9 +184,9 @@ def export_folder(path: Path, folder: HfFolder, out: Path, task: Task,
         rel = f"data/{cfg.name}/{part.split}.{fmt}"
         if part.native:
             if fmt == "jsonl":
-                rows = _copy_native(part.file, out, rel)
+                rows = _copy_native(part, out, rel)
             else:
-                rows = [row for _, row in _native_lines(part.file)]
+                rows = [row for _, row in _native_lines(part)]
             sources[rel.removeprefix("data/")] = \
                 sha256_file(out / rel) if fmt == "jsonl" else None
         else:
@@ -293,12 +300,20 @@ def _body(title: str, card: Card, licence: str, configs: list[_Config],
 def export_hf(inputs: Sequence[Path], out: Path, *, task: Task | None = None,
               reader_options: dict[str, Any] | None = None,
               fmt: str = "jsonl") -> dict[str, Any]:
-    """Write the export to ``out``; returns a summary. (The command runs it as one output
-    group: on a failure nothing is left half-written.)"""
+    """Write the export to ``out``; returns a summary. Everything is written into a temporary
+    sibling folder that replaces ``out`` whole at the end (:mod:`refbench.export.folder`): a
+    failed or killed export never leaves a folder that looks complete, nor stale files."""
     if not inputs:
         raise UsageError("give a KITMUS suite folder or data files")
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    with export_into(out, "hf", inputs=[(p, "INPUTS") for p in inputs]) as tmp:
+        summary = _export(inputs, tmp, task=task, reader_options=reader_options, fmt=fmt)
+    return {"out": str(out), **summary}
+
+
+def _export(inputs: Sequence[Path], out: Path, *, task: Task | None,
+            reader_options: dict[str, Any] | None, fmt: str) -> dict[str, Any]:
     if len(inputs) == 1 and inputs[0].is_dir():
         the_task, folder = folder_task(inputs[0], task)
         configs, exported = export_folder(inputs[0], folder, out, the_task, reader_options, fmt)
@@ -318,5 +333,5 @@ def export_hf(inputs: Sequence[Path], out: Path, *, task: Task | None = None,
     header = card_header(configs, card, licence)
     body = _body(card.pretty_name, card, licence, configs, sources, datasheet)
     write_text_atomic(out / "README.md", render_card(header, body))
-    return {"out": str(out), "task": the_task.name, "license": licence, "format": fmt,
+    return {"task": the_task.name, "license": licence, "format": fmt,
             "configs": {c.name: {s: c.counts[s] for s in _ordered(c.counts)} for c in configs}}

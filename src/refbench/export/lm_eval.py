@@ -119,9 +119,21 @@ def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
 
 def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
                    progress: bool = False) -> dict[str, Any]:
-    """Write the task folder; returns {"include_path", "tasks", "group", "model_args"}."""
+    """Write the task folder; returns {"include_path", "tasks", "group", "model_args"}. The
+    folder is written into a temporary sibling that replaces ``out`` whole at the end
+    (:mod:`refbench.export.folder`): no half-written folder, no stale task YAML."""
+    from refbench.export.folder import export_folder
+
     data, out = Path(data), Path(out)
     found, group = sources(data, split)
+    with export_folder(out, "lm-eval", inputs=[(data, "--data")]) as tmp:
+        tasks = _write_tasks(found, group, data, tmp)
+    return {"include_path": str(out), "tasks": tasks, "group": group,
+            "model_args": default_model_args()}
+
+
+def _write_tasks(found: Sequence[tuple[str, Path, Task]], group: str | None, data: Path,
+                 out: Path) -> list[str]:
     rows: list[dict[str, Any]] = []
     for name, path, kind in found:
         instances = list(read_choices(path, task=kind))
@@ -137,15 +149,13 @@ def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
                                 "task", path=path, item=odd)
         data_file = f"{name}.jsonl"
         write_text_atomic(out / data_file, "".join(
-            json.dumps(doc, ensure_ascii=False) + "\n" for doc, _ in docs))
+            json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n" for doc, _ in docs))
         write_text_atomic(out / f"{name}.yaml", _yaml_task(name, data_file, docs[0][1]))
         rows.append({"task": name, "n": len(docs), "file": data_file, "kind": kind.name,
                      "sha256": sha256_file(out / data_file)})
     if group is not None:
         write_text_atomic(out / f"{group}.yaml", _yaml_group(group, [r["task"] for r in rows]))
     write_text_atomic(out / "utils.py", UTILS)
-    model_args = default_model_args()
-    write_text_atomic(out / "README.md", _readme(rows, group, data, model_args,
+    write_text_atomic(out / "README.md", _readme(rows, group, data, default_model_args(),
                                                  [t for _, _, t in found]))
-    return {"include_path": str(out), "tasks": [r["task"] for r in rows], "group": group,
-            "model_args": model_args}
+    return [r["task"] for r in rows]

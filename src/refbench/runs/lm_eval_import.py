@@ -17,14 +17,17 @@ partial run, recorded as refbench's own ``run --limit`` runs are (``limit``) and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import json_type
 from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
@@ -62,14 +65,28 @@ def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]
 
 
 def _scores(row: dict[str, Any], path: Path, line: int, n_candidates: int) -> tuple[float, ...]:
+    """Each choice's log-likelihood: lm-eval writes them as strings (``"-5.25"``), which may
+    spell ``nan`` or ``inf``; those, booleans and anything else that is not a finite number
+    are refused (predictions.jsonl must be valid JSON, and an undefined score has no answer)."""
     scores = []
-    for resp in row["filtered_resps"]:
+    for k, resp in enumerate(row["filtered_resps"]):
         value = resp[0] if isinstance(resp, list | tuple) and resp else resp
-        try:
-            scores.append(float(value))
-        except (TypeError, ValueError):
-            raise RefbenchError("filtered_resps holds no log-likelihood (not a "
-                                "multiple_choice task?)", path=path, line=line) from None
+        number = None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+        elif isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                number = float(value)
+        if number is None:
+            raise RefbenchError(f"filtered_resps[{k}] holds no log-likelihood, found "
+                                f"{json_type(value)} (not a multiple_choice task?)",
+                                path=path, line=line)
+        if not math.isfinite(number):
+            raise RefbenchError(f"filtered_resps[{k}]: the log-likelihood is {value!r}, not a "
+                                "finite number; refbench cannot score or write it (the "
+                                "predictions must be valid JSON): check the lm-eval run",
+                                path=path, line=line)
+        scores.append(number)
     if len(scores) != n_candidates:
         raise RefbenchError(f"{len(scores)} scored choices for an instance with {n_candidates} "
                             "candidates", path=path, line=line)
@@ -125,12 +142,12 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
     """The sample of each instance, in the data file's order. lm-eval's ``--limit N`` scores
     the first N documents only: samples for exactly the first n instances are a partial run
     (the list is then n long); any other gap is an error naming the first instance missed."""
-    from refbench.models.lm_eval_docs import doc_hashes, lm_eval_doc
+    from refbench.models.lm_eval_docs import doc_hashes, hash_string, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:
-        doc: dict[str, Any] = row["doc"] if isinstance(row.get("doc"), dict) else {}
-        key = str(doc["id"]) if "id" in doc else f"#{row['doc_id']}"
+        logged: dict[str, Any] = row["doc"] if isinstance(row.get("doc"), dict) else {}
+        key = str(logged["id"]) if "id" in logged else f"#{row['doc_id']}"
         if key in by_id:
             raise RefbenchError(f"two samples for the same document ({key})", path=path,
                                 line=line)
@@ -147,11 +164,22 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
                                 "have samples, so this is no --limit run)",
                                 path=rows[0][1], item=missed.id)
         row, path, line = hit
-        if "doc_hash" in row and isinstance(row.get("doc"), dict) and "id" in row["doc"]:
+        doc = row.get("doc")
+        if isinstance(doc, dict):
             mine = doc_hashes(lm_eval_doc(inst)[0])["doc_hash"]
-            if row["doc_hash"] != mine:
+            # lm-eval's doc_hash of the document as logged: what the scores were computed on
+            theirs = hash_string(json.dumps(doc, indent=2, ensure_ascii=False))
+            if "doc_hash" in row and row["doc_hash"] != mine and "id" in doc:
                 raise RefbenchError(f"this sample's document differs from instance {inst.id} "
                                     f"of {data} (doc_hash); export the data again",
+                                    path=path, line=line)
+            if "doc_hash" in row and row["doc_hash"] != theirs:
+                raise RefbenchError("this sample's document does not hash to its doc_hash "
+                                    "(the document was changed after lm-eval logged it); use "
+                                    "lm-eval's samples file as written", path=path, line=line)
+            if "id" in doc and theirs != mine:
+                raise RefbenchError(f"this sample's document differs from instance {inst.id} "
+                                    f"of {data}; export the data again and rerun lm-eval",
                                     path=path, line=line)
         out.append(hit)
     if len(by_id) != len(out):

@@ -9,8 +9,10 @@ same files and the same figures. Reading run folders back is here too (:func:`ru
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Any
 
 from refbench.core.errors import E_OUTPUT, RefbenchError
 from refbench.core.invalid import InvalidInstances
-from refbench.core.io import atomic_write, write_text_atomic
+from refbench.core.io import atomic_write, finite, write_text_atomic
 from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
@@ -144,8 +146,13 @@ def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[Cho
     pred_path = out / "predictions.jsonl"
     with atomic_write(pred_path) as fh:
         for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
+            bad = next((j for j, x in enumerate(o.scores) if not math.isfinite(x)), None)
+            if bad is not None:
+                raise RefbenchError(f"the score of candidate {bad} is {o.scores[bad]}, not a "
+                                    "finite number; predictions.jsonl must be valid JSON",
+                                    item=inst.id)
             line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
     metrics = output_metrics(task, instances, outputs)
     if full:
         extra = task.run_metrics(data, pred_path, instances, [o.answer for o in outputs],
@@ -176,11 +183,31 @@ def output_metrics(task: Task, instances: Sequence[ChoiceInstance],
 
 
 def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
-    """Write ``out/metrics.json`` and record the run in the store."""
-    write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False,
-                                                       default=str) + "\n")
-    if store is not None:
-        metrics["run_id"] = record_run(store, metrics, out)
+    """Record the run in the store, then write ``out/metrics.json``.
+
+    metrics.json is what makes a folder a run folder, so it comes last: a run killed between
+    the two steps leaves a store row whose folder lacks metrics.json (the row holds the
+    metrics), never a complete-looking folder the store does not know. When the store refuses
+    the run, metrics.json is still written so that ``refbench results add OUT`` can record it
+    later (the error says so); when metrics.json cannot be written, the row is removed again.
+    """
+    text = json.dumps(finite(metrics), indent=2, ensure_ascii=False, default=str,
+                      allow_nan=False) + "\n"
+    if store is None:
+        write_text_atomic(out / "metrics.json", text)
+        return metrics
+    try:
+        run_id = record_run(store, metrics, out)
+    except RefbenchError:
+        write_text_atomic(out / "metrics.json", text)
+        raise
+    try:
+        write_text_atomic(out / "metrics.json", text)
+    except BaseException:
+        with contextlib.suppress(StoreError):
+            store.remove([run_id])
+        raise
+    metrics["run_id"] = run_id
     return metrics
 
 

@@ -23,7 +23,7 @@ from tqdm import tqdm
 from refbench.core.errors import RefbenchError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
-from refbench.core.io import write_text_atomic
+from refbench.core.io import finite, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
 from refbench.runs.record import FinishedRun, RunSettings, finish_run
@@ -203,5 +203,6 @@ def finish_suite(t: Task, suite: Path, out: Path,
                    "n_cached": sum(m["n_cached"] for _, m in runs),
                    "store": str(store.path) if store else None})
     result.update(extra or {})
-    write_text_atomic(out / t.folder.result_file, json.dumps(result, indent=2) + "\n")
+    write_text_atomic(out / t.folder.result_file,
+                      json.dumps(finite(result), indent=2, allow_nan=False) + "\n")
     return result

@@ -31,7 +31,10 @@ def commands(services: CommandServices) -> list[click.Command]:
         determiner written twice ("notified the [the chief]"), brackets around part of a
         phrase, a third occupation, pronouns of both genders, pro/anti twins that differ in
         more than the pronoun, CoNLL documents that do not match their sentences. Each is read,
-        none is fatal; the counts are pinned by the tests."""
+        none is fatal; the counts are pinned by the tests. Exit code 1 when the release is
+        unusable as published (lines that cannot be read, files of another size, numbering,
+        labels against the occupation lists, CoNLL files not matching), 2 when it cannot be
+        read at all."""
         from refbench.core.inputs import check_input_file
         from refbench.tasks.winobias.check import check_release, check_text
 
@@ -41,6 +44,8 @@ def commands(services: CommandServices) -> list[click.Command]:
             print_json(report)
         else:
             click.echo(check_text(report, examples=examples))
+        if not report["ok"]:
+            raise SystemExit(1)
 
     @winobias.command("score-conll", context_settings=CONTEXT, epilog=(
         "Example: refbench winobias score-conll --gold ../shared/data/winobias/conll_format/"

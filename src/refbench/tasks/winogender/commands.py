@@ -28,7 +28,8 @@ def commands(services: CommandServices) -> list[click.Command]:
     def check(path: Path, as_json: bool) -> None:
         """Counts against the paper (720 sentences, 120 templates, 60 occupations), genders,
         groups, gotcha sentences, and every sentence whose id (its gold answer) disagrees with
-        its template in templates.tsv."""
+        its template in templates.tsv. Exit code 1 when the release is not the paper's
+        (other counts, groups lacking a gender, disagreements), 2 when it cannot be read."""
         from refbench.tasks.winogender.check import check_release, check_text
 
         report = check_release(path)
@@ -36,6 +37,8 @@ def commands(services: CommandServices) -> list[click.Command]:
             print_json(report)
         else:
             click.echo(check_text(report))
+        if not report["ok"]:
+            raise SystemExit(1)
 
     @winogender.command("plot", context_settings=CONTEXT, epilog=(
         "Example: refbench winogender plot runs/wg-first runs/wg-embedding --out wg.png"))
