@@ -415,6 +415,46 @@ def test_pool_results_in_order_and_errors_as_raised() -> None:
     assert all(w.process.exitcode == 0 for w in pool._workers)
 
 
+class _TwoArguments(Exception):
+    """An exception the pipe cannot carry back as it is (its constructor takes two arguments
+    and passes one on)."""
+
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__(f"{a} and {b}")
+
+
+def _raise_two(x: int) -> int:
+    raise _TwoArguments("first", "second")
+
+
+@pytest.mark.skipif(not LINUX, reason="fork")
+def test_a_worker_error_that_cannot_be_unpickled_keeps_its_message() -> None:
+    """Plain pickle cannot rebuild it (a RuntimeError with its type and message comes back);
+    where tblib's pickling is installed (Dask's distributed does), it comes back as itself."""
+    pool = WorkerPool(1)
+    try:
+        with pytest.raises(Exception, match="first and second") as info:
+            list(pool.imap(_raise_two, [1]))
+        assert isinstance(info.value, RuntimeError | _TwoArguments)
+        assert "missing 1 required positional argument" not in str(info.value)
+        assert pool.apply_async(max, (1, 5)).get() == 5  # the pool goes on
+    finally:
+        pool.close()
+
+
+@pytest.mark.skipif(not LINUX, reason="fork and /proc")
+def test_a_task_given_to_a_worker_that_died_idle_is_an_error() -> None:
+    pool = WorkerPool(1)
+    try:
+        worker = pool._workers[0]
+        os.kill(worker.process.pid or 0, signal.SIGKILL)
+        worker.process.join(30)
+        with pytest.raises(WorkerDied):
+            _stops(lambda: pool.apply_async(max, (1, 5)).get())
+    finally:
+        _stops(pool.terminate)
+
+
 INTERRUPT_AS_THE_POOL_IS_BUILT = """
 import os, signal
 import multiprocessing.process as mpp
