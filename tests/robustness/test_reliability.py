@@ -269,13 +269,13 @@ def test_an_export_replaces_an_earlier_one_whole(tmp_path: Path) -> None:
 
 DIE_AFTER_METRICS = """
 import os, signal
-import refbench.runs.runner as runner
-real = runner.write_text_atomic
+import refbench.runs.record as record
+real = record.write_text_atomic
 def write_then_die(path, text):
     real(path, text)
     if str(path).endswith("metrics.json"):
         os.kill(os.getpid(), signal.SIGKILL)
-runner.write_text_atomic = write_then_die
+record.write_text_atomic = write_then_die
 """
 
 DIE_WHEN_RECORDING = """
@@ -288,6 +288,7 @@ store.Store.add_run = die
 
 
 def _shards(tmp_path: Path) -> list[str]:
+    from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
 
     data = tmp_path / "w.jsonl"
@@ -297,7 +298,7 @@ def _shards(tmp_path: Path) -> list[str]:
                                  "helped.", "option1": "Ann", "option2": "Bo",
                                  "answer": str(1 + i % 2)}) + "\n")
     for i in (1, 2):
-        run_model("first", data, tmp_path / f"s{i}", shard=(i, 2), progress=False)
+        run_model(RunSettings("first", shard=(i, 2)), data, tmp_path / f"s{i}", progress=False)
     return [str(tmp_path / "s1"), str(tmp_path / "s2")]
 
 
@@ -327,7 +328,7 @@ def test_merge_killed_while_recording_leaves_no_complete_looking_folder(
 
 def test_a_run_the_store_refuses_keeps_its_metrics_and_one_it_cannot_write_has_no_row(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from refbench.runs import runner
+    from refbench.runs import record, runner
     from refbench.runs.store import Store, StoreError
 
     store = Store(tmp_path / "s.sqlite")
@@ -341,14 +342,14 @@ def test_a_run_the_store_refuses_keeps_its_metrics_and_one_it_cannot_write_has_n
     assert (tmp_path / "a" / "metrics.json").is_file()
     monkeypatch.undo()
 
-    real = runner.write_text_atomic
+    real = record.write_text_atomic
 
     def full(path: Any, text: str) -> None:
         if str(path).endswith("metrics.json"):
             raise OutputError("cannot write here (no space left on device)", path=path)
         real(path, text)
 
-    monkeypatch.setattr(runner, "write_text_atomic", full)
+    monkeypatch.setattr(record, "write_text_atomic", full)
     with pytest.raises(OutputError):
         runner.run_model("first", WSC, tmp_path / "b", store=store, progress=False)
     assert store.runs() == []  # the row recorded first was removed again
