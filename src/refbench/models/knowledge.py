@@ -16,6 +16,7 @@ candidates are read; never the gold answer or generator metadata.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from refbench.core.types import ChoiceInstance
@@ -38,19 +39,35 @@ class KnowledgeMatchModel(ChoiceModel):
         super().__init__(argument, **options)
         self._encoder: Any = None
 
-    def _similarity(self, query: str, options: list[str]) -> list[float]:
-        if self._encoder is None:
-            from refbench.nlp.encoder import SentenceEncoder
-
-            self._encoder = SentenceEncoder()
-        return self._encoder.similarity(query, options)
-
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
+        """Each instance decided by the text where it can be; the rest by MiniLM, their texts
+        embedded together in one pass over the batch (one forward pass per instance made the
+        whole suite take an hour here)."""
         if self._encoder is not None:
             self._encoder.clear()  # scores depend on this batch alone (see runs.runner)
-        return [self._one(inst) for inst in batch]
+        decided = [self._one(inst) for inst in batch]
+        pending = [d for d in decided if isinstance(d, _Pending)]
+        if pending:
+            if self._encoder is None:
+                from refbench.nlp.encoder import SentenceEncoder
 
-    def _one(self, inst: ChoiceInstance) -> ModelOutput:
+                self._encoder = SentenceEncoder()
+            self._encoder.encode([t for p in pending for t in (p.query, *p.options)])
+        return [self._embedded(d) if isinstance(d, _Pending) else d for d in decided]
+
+    def _embedded(self, p: _Pending) -> ModelOutput:
+        assert self._encoder is not None
+        sims = self._encoder.similarity(p.query, p.options)
+        best = argmax(sims)
+        chain = list(p.chain)
+        if best is not None:
+            chain += [f"no background knowledge in the text; {p.options[best]!r} is closest "
+                      "to the situation in MiniLM space"]
+            if p.own[best]:
+                chain.append(f"entity knowledge: {p.own[best][0].strip()!r}")
+        return ModelOutput(best, tuple(sims), tuple(chain), {"strategy": p.strategy})
+
+    def _one(self, inst: ChoiceInstance) -> ModelOutput | _Pending:
         a, b = expression_sentence(inst)
         situation_sentence = inst.context[a:b]
         situation = set(words(situation_sentence)) - {inst.expression.lower()}
@@ -98,11 +115,15 @@ class KnowledgeMatchModel(ChoiceModel):
                        for k in range(len(inst.candidates))]
             strategy = "candidate-embedding"
         query = " ".join(sorted(content_words(situation_sentence) - {inst.expression.lower()}))
-        sims = self._similarity(query or situation_sentence, options)
-        best = argmax(sims)
-        if best is not None:
-            chain += [f"no background knowledge in the text; {options[best]!r} is closest to "
-                      "the situation in MiniLM space"]
-            if own[best]:
-                chain.append(f"entity knowledge: {own[best][0].strip()!r}")
-        return ModelOutput(best, tuple(sims), tuple(chain), {"strategy": strategy})
+        return _Pending(query or situation_sentence, options, chain, own, strategy)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """An instance the text does not decide: what MiniLM compares, and the chain so far."""
+
+    query: str
+    options: list[str]
+    chain: list[str]
+    own: list[list[str]]
+    strategy: str
