@@ -36,7 +36,8 @@ RUN_EXAMPLE = (
               help="A data file of any supported task, or a KITMUS suite folder.")
 @click.option("--task", default=None, help="Task (inferred from the file when omitted).")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
-@click.option("--limit", type=POSITIVE, default=None, help="Only the first N instances.")
+@click.option("--limit", type=POSITIVE, default=None,
+              help="Only the first N instances (of each data file, for a folder).")
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for predictions and metrics.")
 @click.option("--system", default=None,
               help="Name in tables and the store (default: the model spec).")
@@ -97,7 +98,7 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
     if max_words:
         reader["max_words"] = max_words
     settings = RunSettings(model=spec, model_options=options, reader_options=reader,
-                           limit=None if data.is_dir() else limit, system=system, shard=part,
+                           limit=limit, system=system, shard=part,
                            split=split)
     with contextlib.ExitStack() as stack:
         dask = None

@@ -20,7 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from refbench.core.errors import RefbenchError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import finite, write_text_atomic
@@ -178,6 +178,8 @@ def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
     s = RunSettings(settings) if isinstance(settings, str) else settings
     t = folder_task(suite, task)
     assert t.folder is not None
+    if s.limit is not None and t.folder.limit_refused:
+        raise UsageError(f"--limit on a {t.title} folder: {t.folder.limit_refused}")
     model = build_model(s.model, s.model_options)
     runs = []
     for gold, sub, labels in t.folder.files(suite, split=s.split):

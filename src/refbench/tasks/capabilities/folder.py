@@ -29,10 +29,13 @@ class FolderRuns:
     """Subclass it in the task's folder and set the task's ``folder`` attribute to an instance.
 
     ``result_file``: the combined result a folder run writes; ``caption``: the leaderboard's
-    caption over :meth:`cell` columns."""
+    caption over :meth:`cell` columns; ``limit_refused``: why ``run --limit`` cannot run on the
+    folder (its table needs the task's own scorer, which scores whole files), or None: the
+    first N instances of each file."""
 
     result_file: str = "results.json"
     caption: str = "accuracy per data file"
+    limit_refused: str | None = None
 
     def is_folder(self, path: Path) -> bool:
         """True when ``path`` is a folder of this task's data taken whole."""

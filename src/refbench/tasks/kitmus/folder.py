@@ -16,6 +16,10 @@ from refbench.tasks.hf_parts import HfFolder
 class KitmusSuite(FolderRuns):
     result_file = "suite-results.json"
     caption = "pronoun accuracy per subtask: variant, then number of entities"
+    limit_refused = ("its table (antecedent F1, decisions, intervals) comes from the KITMUS "
+                     "scorer, which scores whole subtask files; for a first look run one "
+                     "subtask file with --limit (SUITE/background-pretrain/subtask_2_ents/"
+                     "test.jsonl)")
 
     def is_folder(self, path: Path) -> bool:
         from refbench.tasks.kitmus.instance import SUBTASK_DIR
