@@ -19,16 +19,19 @@ background-inference-charfict-charfict 0.23 (random 0.25).
         [--balance-dev 800] [--balance-by index|text] [--train-limit N] [--dev-limit N]
         [--train-layers 4] [--scoring partial|whole] [--epochs 2] [--lr 2e-5]
         [--eval-every N] [--checkpoint-every 100] [--zero-shot] [--no-switched]
+        [--test-limit N] [--final]
         [--threads 1] --out DIR [--resume] [--eval-only] [--record NAME]
     python benchmarks/lm_ranker.py --task kitmus --suite DIR --variant background-pretrain
         --entities 4 ... --out DIR
 
 ``--out DIR`` is the training folder (``DIR/model`` the selected model, ``DIR/checkpoint`` the
 state); ``--resume`` continues an interrupted training, ``--eval-only`` scores ``DIR/model``
-without training, ``--zero-shot`` scores the untrained model on the same dev and test data.
+without training, ``--zero-shot`` scores the untrained model on the same dev and test data,
+``--final`` keeps the last weights (no selection; dev is scored once, after training).
 ``--train-limit N`` trains on a seeded sample of N instances (with ``--augment``, N originals
-and their switched copies): for quick probes. ``--record NAME`` gzips the test (and switched)
-predictions to ``benchmarks/results/NAME/`` and lists them in ``manifest.json``.
+and their switched copies) and ``--test-limit N`` scores a seeded sample of N test instances
+(KnowRef; the same sample for every seed): for quick probes. ``--record NAME`` gzips the test
+(and switched) predictions to ``benchmarks/results/NAME/`` and lists them in ``manifest.json``.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from typing import Any
 from cross_encoder_knowref import answer_shares, balanced, gold0_share  # benchmarks/ on path
 from recorded import record, save_gz
 from refbench.core.device import set_threads
-from refbench.core.io import write_text_atomic
+from refbench.core.io import load_json_list, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.augment import switched_training_file
 from refbench.models.lm_ranker import RankerSettings, accuracy, load_ranker, train_lm_ranker
@@ -98,9 +101,19 @@ def kitmus_files(args: argparse.Namespace) -> dict[str, Path]:
     return {split: folder / f"{split}.jsonl" for split in ("train", "validation", "test")}
 
 
-def score_knowref(spec: str, options: dict[str, Any], out: Path, switched: bool
-                  ) -> dict[str, Any]:
+def sampled_json(src: Path, dst: Path, n: int, seed: int) -> Path:
+    """A seeded sample of ``n`` records of a KnowRef JSON file, in file order."""
+    records = load_json_list(src, "instances")
+    keep = sorted(random.Random(seed).sample(range(len(records)), n))
+    write_text_atomic(dst, json.dumps([records[i] for i in keep], ensure_ascii=False) + "\n")
+    return dst
+
+
+def score_knowref(spec: str, options: dict[str, Any], out: Path, switched: bool,
+                  test_limit: int | None = None) -> dict[str, Any]:
     test = KNOWREF / "knowref_test.json"
+    if test_limit:  # probes: a seeded sample (seed 0, the same for every probe)
+        test = sampled_json(test, out / "knowref_test.sample.json", test_limit, 0)
     run_model(spec, test, out / "test", model_options=options, progress=False)
     flipped = out / "knowref_test.switched.json"
     if switched:
@@ -132,6 +145,7 @@ def main() -> None:
     ap.add_argument("--balance-by", choices=("index", "text"), default="index")
     ap.add_argument("--train-limit", type=int, default=None)
     ap.add_argument("--dev-limit", type=int, default=None)
+    ap.add_argument("--test-limit", type=int, default=None)
     ap.add_argument("--train-layers", type=int, default=4)
     ap.add_argument("--scoring", choices=("partial", "whole"), default="partial")
     ap.add_argument("--epochs", type=int, default=2)
@@ -142,6 +156,7 @@ def main() -> None:
     ap.add_argument("--patience", type=int, default=4)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--zero-shot", action="store_true")
+    ap.add_argument("--final", action="store_true")
     ap.add_argument("--no-switched", action="store_true")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--eval-only", action="store_true")
@@ -149,8 +164,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    if args.record and args.task == "knowref" and args.no_switched:
-        raise SystemExit("--record needs the switched copy's predictions (drop --no-switched)")
+    if args.record and (args.test_limit or (args.task == "knowref" and args.no_switched)):
+        raise SystemExit("--record needs the whole test set and, for KnowRef, the switched "
+                         "copy (drop --test-limit and --no-switched)")
     set_threads(args.threads)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -181,20 +197,23 @@ def main() -> None:
                                                 dev), 4)
     else:
         if not args.eval_only:
-            train_lm_ranker(train, dev, out, settings=settings, resume=args.resume,
-                            device="cpu", progress=True)
+            train_lm_ranker(train, [] if args.final else dev, out, settings=settings,
+                            resume=args.resume, device="cpu", progress=True)
         report = json.loads((out / "training.json").read_text())
         if report["stopped"] is None:
             raise SystemExit(f"{out}: the training has not finished; continue it with --resume")
         spec = f"llm-loglik:{out / 'model'}"
+        if args.final:  # no selection: the last weights, scored on dev afterwards
+            report["best_dev_accuracy"] = accuracy(load_ranker(
+                str(out / "model"), settings, device="cpu"), dev)
         result.update(best_dev_accuracy=round(report["best_dev_accuracy"], 4),
                       best_step=report["best_step"], steps=report["steps"],
-                      stopped=report["stopped"], log=report["log"])
+                      stopped=report["stopped"], log=report["log"], final=args.final)
     result["train_minutes"] = round((time.perf_counter() - start) / 60, 1)
     options = {"scoring": args.scoring, "device": "cpu"}
     start = time.perf_counter()
     if args.task == "knowref":
-        result.update(score_knowref(spec, options, out, not args.no_switched))
+        result.update(score_knowref(spec, options, out, not args.no_switched, args.test_limit))
     else:
         m = run_model(spec, kitmus_files(args)["test"], out / "test", model_options=options,
                       progress=False)

@@ -79,7 +79,7 @@ def test_a_few_steps_lower_the_training_loss(tiny_lm: Path, tmp_path: Path) -> N
         start = float(ranking_loss(before, encoded, golds))
     report = train_lm_ranker(train, [], tmp_path / "m", base=str(tiny_lm), settings=settings,
                              device="cpu", progress=False)
-    assert report["steps"] == 16 and report["stopped"] == "done"
+    assert (report["steps"], report["epochs_done"], report["stopped"]) == (16, 4, "done")
     after = load_ranker(str(tmp_path / "m" / "model"), settings, device="cpu")
     with torch.no_grad():
         end = float(ranking_loss(after, encoded, golds))
@@ -112,7 +112,7 @@ def test_resume_gives_the_same_bytes_as_an_uninterrupted_run(tiny_lm: Path,
                         device="cpu", progress=False)
     resumed = train_lm_ranker(train, dev, tmp_path / "b", base=str(tiny_lm), settings=settings,
                               device="cpu", progress=False, resume=True)
-    assert whole["steps"] == resumed["steps"] == 6
+    assert whole["steps"] == resumed["steps"] == 6 and resumed["epochs_done"] == 2
     drop = [{k: v for k, v in e.items() if k != "seconds"} for e in whole["log"]]
     assert drop == [{k: v for k, v in e.items() if k != "seconds"} for e in resumed["log"]]
     a = load_safe(tmp_path / "a" / "checkpoint" / "state.pt")["trainable"]
@@ -164,3 +164,59 @@ def test_options_of_the_other_trainer_are_refused(tmp_path: Path, cli, args: lis
     r = cli("train", "--data", str(DATA["winograd"]), "--out", str(tmp_path / "m"), *args)
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_trained_folder_scores_the_same_through_a_completions_server(
+        tiny_lm: Path, tmp_path: Path) -> None:
+    """Served by any OpenAI-compatible server that echoes prompt log-probabilities (here a
+    local one running the saved folder with transformers, as vLLM would), the trained model
+    gives the in-process scores, its own tokenizer folder splitting the prompts."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from tests.models.conftest import json_server
+
+    train_lm_ranker(toy(8), [], tmp_path / "m", base=str(tiny_lm), device="cpu",
+                    settings=RankerSettings(max_steps=2, lr=1e-3, batch_size=4), progress=False)
+    folder = tmp_path / "m" / "model"
+    net = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True).eval()
+
+    def answer(path: str, body: dict[str, object]) -> tuple[int, object]:
+        prompt = body["prompt"]
+        assert path == "/v1/completions" and isinstance(prompt, list)
+        with torch.no_grad():
+            lp = torch.log_softmax(net(torch.tensor([prompt])).logits[0].float(), dim=-1)
+        values = [None] + [float(lp[t - 1, prompt[t]]) for t in range(1, len(prompt))]
+        return 200, {"choices": [{"index": 0, "text": "", "logprobs": {
+            "tokens": [*map(str, prompt), "x"], "token_logprobs": [*values, -1.0],
+            "text_offset": list(range(len(prompt) + 1))}}]}
+
+    server = json_server(answer)
+    try:
+        remote = build_model("llm-loglik", {
+            "base_url": f"http://127.0.0.1:{server.server_address[1]}/v1",
+            "tokenizer": str(folder), "check_alignment": "false",
+            "cache": str(tmp_path / "cache.sqlite")})
+        data = toy(4, offset=2)
+        got = remote.predict(data)
+    finally:
+        server.shutdown()
+        server.server_close()
+    want = build_model(f"llm-loglik:{folder}", {"device": "cpu"}).predict(data)
+    for g, w in zip(got, want, strict=True):
+        assert g.scores == pytest.approx(w.scores, abs=1e-4)
+        assert g.answer == w.answer
+
+
+def test_augment_trains_on_the_switched_copies_too(tiny_lm: Path, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    r = cli("train", "--model", f"llm-loglik:{tiny_lm}", "--data", str(DATA["knowref-tsv"]),
+            "--dev", str(DATA["knowref-json"]), "--augment", "--max-steps", "1",
+            "--device", "cpu", "--out", str(tmp_path / "m"), "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert (report["n_train"], report["n_dev"], report["steps"]) == (4, 3, 1)
+    rows = (tmp_path / "m" / "train.augmented.tsv").read_text().splitlines()
+    assert len(rows) == 1 + 4 * 2  # header, then each instance and its switched copy (2 rows)
+    # the switched copy: the names swapped, the label of each row flipped
+    assert rows[3].split("\t")[1:4] == ["Beatrix is sketching Ingrid , but every long sitting "
+                                        "tires Ingrid", ".", "1"]

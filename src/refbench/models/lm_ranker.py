@@ -310,8 +310,8 @@ def train_lm_ranker(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInstanc
             bar.set_postfix(loss=f"{state['loss']:.3f}", best=f"{state['best']:.3f}")
             if s.eval_every and state["step"] % s.eval_every == 0:
                 evaluate()
-            if state["step"] >= total and not state["stopped"]:
-                state["stopped"] = "done"
+            if state["step"] >= total and b + 1 < len(batches) and not state["stopped"]:
+                state["stopped"] = "done"  # --max-steps mid-epoch (else the epoch's end)
             if state["stopped"] or state["step"] % s.checkpoint_every == 0:
                 checkpoint()
             paused = stop_after is not None and session_steps >= stop_after

@@ -1,0 +1,52 @@
+#!/bin/bash
+# The LM ranker's long trainings (docs/lm-ranker.md), one after another (never two at once on a
+# small CPU), each recorded under benchmarks/results/NAME when it finishes. Resumable: run the
+# script again after an interruption; finished runs (MODELS/NAME/result.json) are skipped and an
+# interrupted one continues from MODELS/NAME/checkpoint/state.pt.
+#
+#   nohup nice -n 10 scripts/lm_ranker_runs.sh /work/models >> /work/models/lm-ranker-runs.log 2>&1 &
+#
+# MODELS (default: models) holds the KITMUS suite (made here with default settings when absent),
+# one training folder per run and each run's JSON line (MODELS/NAME.jsonl, its log in
+# MODELS/NAME.log). PY: the Python with refbench's dependencies (default: .venv/bin/python).
+set -u
+cd "$(dirname "$0")/.."
+MODELS=$(realpath -m "${1:-models}")
+PY=${PY:-.venv/bin/python}
+export PYTHONPATH="$PWD/src" HF_HUB_OFFLINE=1
+SUITE=$MODELS/kitmus-suite
+mkdir -p "$MODELS"
+
+run() {  # NAME ARGS...: benchmarks/lm_ranker.py ARGS --out MODELS/NAME --record NAME
+  local name=$1 out=$MODELS/$1 resume=""
+  shift
+  if [ -f "$out/result.json" ]; then echo "$name: finished before, skipped"; return 0; fi
+  [ -f "$out/checkpoint/state.pt" ] && resume="--resume"
+  echo "=== $name: start $(date -Is) $resume"
+  if "$PY" benchmarks/lm_ranker.py "$@" --threads 1 --out "$out" --record "$name" $resume \
+      > "$MODELS/$name.jsonl" 2> "$MODELS/$name.log"; then
+    cp "$MODELS/$name.jsonl" "$out/result.json"
+    echo "=== $name: finished $(date -Is)"
+  else
+    echo "=== $name: FAILED $(date -Is) (see $MODELS/$name.log); later runs not started"
+    exit 1
+  fi
+}
+
+if [ ! -f "$SUITE/stats.json" ]; then
+  "$PY" -c "from refbench.cli import main; main()" kitmus generate --out "$SUITE" --quiet \
+    --no-probe --skip-if-current || exit 1
+fi
+
+# KnowRef: switched copies, selection on 800 dev instances balanced by the gold's text position.
+run lm-knowref-augment --task knowref --augment --balance-dev 800 --balance-by text \
+  --epochs 2 --lr 5e-5 --train-layers 4 --eval-every 200 --patience 4 --checkpoint-every 50
+# KITMUS, 4 entities: background knowledge at pretrain time, then fictional and given only at
+# inference time (the paper's central contrast).
+run lm-kitmus-pretrain-4 --task kitmus --suite "$SUITE" --variant background-pretrain \
+  --entities 4 --epochs 1 --lr 5e-5 --train-layers 4 --eval-every 125 --dev-limit 200 \
+  --checkpoint-every 25
+run lm-kitmus-charfict-4 --task kitmus --suite "$SUITE" \
+  --variant background-inference-charfict-charfict --entities 4 --epochs 1 --lr 5e-5 \
+  --train-layers 4 --eval-every 125 --dev-limit 200 --checkpoint-every 25
+echo "=== all runs finished $(date -Is)"
