@@ -38,15 +38,19 @@ if [ ! -f "$SUITE/stats.json" ]; then
     --no-probe --skip-if-current || exit 1
 fi
 
-# KnowRef: switched copies, selection on 800 dev instances balanced by the gold's text position.
-run lm-knowref-augment --task knowref --augment --balance-dev 800 --balance-by text \
-  --epochs 2 --lr 5e-5 --train-layers 4 --eval-every 200 --patience 4 --checkpoint-every 50
+# KnowRef (the most promising probe, docs/lm-ranker.md): every parameter trains, on the
+# training set with its switched copies, balanced by the gold's text position, selected on
+# 800 dev instances balanced the same way.
+run lm-knowref-full-augment-baltext --task knowref --augment --balance-train --balance-by text \
+  --balance-dev 800 --train-layers 0 --epochs 2 --lr 2e-5 --eval-every 250 --patience 4 \
+  --checkpoint-every 100
 # KITMUS, 4 entities: background knowledge at pretrain time, then fictional and given only at
-# inference time (the paper's central contrast).
+# inference time (the paper's central contrast). The top 4 layers train (a full backward pass
+# over 32 sequences of ~120 tokens would hold several GB of activations).
 run lm-kitmus-pretrain-4 --task kitmus --suite "$SUITE" --variant background-pretrain \
-  --entities 4 --epochs 1 --lr 5e-5 --train-layers 4 --eval-every 125 --dev-limit 200 \
+  --entities 4 --epochs 1 --lr 1e-4 --train-layers 4 --eval-every 125 --dev-limit 200 \
   --checkpoint-every 25
 run lm-kitmus-charfict-4 --task kitmus --suite "$SUITE" \
-  --variant background-inference-charfict-charfict --entities 4 --epochs 1 --lr 5e-5 \
+  --variant background-inference-charfict-charfict --entities 4 --epochs 1 --lr 1e-4 \
   --train-layers 4 --eval-every 125 --dev-limit 200 --checkpoint-every 25
 echo "=== all runs finished $(date -Is)"
