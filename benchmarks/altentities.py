@@ -22,10 +22,11 @@ from pathlib import Path
 from refbench.models.base import build_model
 from refbench.models.cross_encoder import CrossEncoderModel
 from refbench.models.train import held_out_split, train_cross_encoder
-from refbench.runs.metrics import choice_metrics
+from refbench.runs.record import RunSettings, output_metrics
 from refbench.runs.runner import predict_all, run_model
 from refbench.tasks.altentities.matrix import matrix_from_metrics
 from refbench.tasks.altentities.read import read_altentities
+from refbench.tasks.lookup import get_task
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "altentities"
 DOMAINS = ("books", "recipes", "songs")
@@ -34,7 +35,7 @@ TYPES = ("name", "infobox", "unshown_background", "oracle")
 
 def accuracy(model, instances) -> float:  # type: ignore[no-untyped-def]
     outputs, _ = predict_all(model, instances, None, progress=False)
-    return round(float(choice_metrics("altentities", instances, outputs)["accuracy"]), 4)
+    return round(float(output_metrics(get_task("altentities"), instances, outputs)["accuracy"]), 4)
 
 
 NEGATION = re.compile(r"\b(not|n't|no|never|neither|isn't|doesn't|without)\b")
@@ -106,9 +107,10 @@ def cross_encoder(args: argparse.Namespace, out: dict[str, object]) -> None:
         model = CrossEncoderModel(str(folder))
         result: dict[str, object] = {}
         for d in DOMAINS:
-            metrics = run_model(f"cross-encoder:{folder}", DATA / d / "test.json.gz",
+            metrics = run_model(RunSettings(f"cross-encoder:{folder}", reader_options=reader),
+                                DATA / d / "test.json.gz",
                                 runs_dir / f"{trained_on}-{head}-{d}", model=model,
-                                reader_options=reader, progress=False)
+                                progress=False)
             runs.append(metrics)
             result[d] = {"accuracy": round(float(metrics["accuracy"]), 4),
                          "negated": negation_split(answers_from_run(

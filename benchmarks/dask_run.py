@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 
 DASK = Path(sys.executable).with_name("dask")
@@ -78,8 +79,8 @@ def main() -> None:
         try:
             with DaskEngine(address, "embedding", None) as engine:
                 # warm-up: one batch per worker loads the model everywhere
-                run_model("embedding", data, tmp / f"warm{workers}", progress=False,
-                          limit=64 * workers, engine=engine)
+                run_model(RunSettings("embedding", limit=64 * workers), data,
+                          tmp / f"warm{workers}", progress=False, engine=engine)
                 start = time.perf_counter()
                 run_model("embedding", data, tmp / f"dask{workers}", progress=False,
                           engine=engine)

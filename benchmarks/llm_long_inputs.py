@@ -23,9 +23,10 @@ from pathlib import Path
 import torch
 
 from refbench.models.base import build_model
-from refbench.runs.metrics import choice_metrics
+from refbench.runs.record import output_metrics
 from refbench.runs.runner import predict_all, truncated_tokens
 from refbench.tasks.choices import read_choices
+from refbench.tasks.lookup import get_task
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "altentities"
 SETTINGS = {"whole": {}, "cut_512": {"max_length": "512"}}
@@ -51,7 +52,7 @@ def main() -> None:
         for name, model in models.items():
             start = time.perf_counter()
             outputs, _ = predict_all(model, instances, None, progress=False)
-            metrics = choice_metrics("altentities", instances, outputs)
+            metrics = output_metrics(get_task("altentities"), instances, outputs)
             cut = truncated_tokens(outputs)
             answers[name] = [o.answer for o in outputs]
             row[name] = {"accuracy": round(float(metrics["accuracy"]), 4),

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 from refbench.models.base import build_model
-from refbench.runs.metrics import choice_metrics
+from refbench.runs.record import output_metrics
 from refbench.runs.runner import predict_all
 from refbench.tasks.choices import read_choices
+from refbench.tasks.lookup import get_task
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "winograd"
 
@@ -34,7 +35,7 @@ def main() -> None:
         t0 = time.perf_counter()
         outputs, _ = predict_all(model, instances, None, progress=False)
         wall = time.perf_counter() - t0
-        m = choice_metrics("winograd", instances, outputs)
+        m = output_metrics(get_task("winograd"), instances, outputs)
         out[name] = {"n": m["n"], "acc": round(m["accuracy"], 4),
                      "acc_norm": round(m["accuracy_norm"], 4),
                      "instances_per_s": round(len(instances) / wall, 1)}

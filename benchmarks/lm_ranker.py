@@ -30,7 +30,12 @@ without training, ``--zero-shot`` scores the untrained model on the same dev and
 ``--final`` keeps the last weights (no selection; dev is scored once, after training).
 ``--train-limit N`` trains on a seeded sample of N instances (with ``--augment``, N originals
 and their switched copies) and ``--test-limit N`` scores a seeded sample of N test instances
-(KnowRef; the same sample for every seed): for quick probes. ``--record NAME`` gzips the test
+(KnowRef; the same sample for every seed): for quick probes. For KITMUS, ``--train-limit`` and
+``--dev-limit`` keep the first N instances of the train and validation splits and
+``--test-limit N`` scores the first N lines of the test split (``OUT/test.firstN.jsonl``; the
+splits are in generation order, answers and occupations spread evenly); a recorded KITMUS
+entry then names ``gold_first: N`` and ``refbench evaluate`` is checked against the same first
+N lines of the regenerated split. ``--record NAME`` gzips the test
 (and switched) predictions to ``benchmarks/results/NAME/`` and lists them in ``manifest.json``.
 """
 
@@ -48,13 +53,15 @@ from recorded import record, save_gz
 from refbench.core.device import set_threads
 from refbench.core.io import load_json_list, write_text_atomic
 from refbench.core.types import ChoiceInstance
-from refbench.models.augment import switched_training_file
+from refbench.models.augment import augmented_training_file
 from refbench.models.lm_ranker import RankerSettings, accuracy, load_ranker, train_lm_ranker
+from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 from refbench.tasks.choices import read_choices
 from refbench.tasks.knowref.metrics import evaluate_knowref
 from refbench.tasks.knowref.read import read_tsv_pairs
 from refbench.tasks.knowref.switch import switch_file
+from refbench.tasks.lookup import get_task
 
 KNOWREF = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "knowref"
 PUBLISHED = {"knowref": {"bert": 0.61, "bert_switching": 0.71, "consistency": 0.89},
@@ -80,8 +87,8 @@ def knowref_data(args: argparse.Namespace, out: Path
         train_file = sampled_tsv(train_file, out / "train.sample.tsv", args.train_limit,
                                  args.seed)
     if args.augment:
-        train_file = switched_training_file(train_file, task="knowref", work=out)
-    train = list(read_choices(train_file, task="knowref"))
+        train_file = augmented_training_file(train_file, task=get_task("knowref"), work=out)
+    train = list(read_choices(train_file, task=get_task("knowref")))
     if args.balance_train:
         train = balanced(train, args.seed, by=args.balance_by)
     dev = list(read_choices(KNOWREF / "dev.tsv"))
@@ -101,6 +108,18 @@ def kitmus_files(args: argparse.Namespace) -> dict[str, Path]:
     return {split: folder / f"{split}.jsonl" for split in ("train", "validation", "test")}
 
 
+def kitmus_test(args: argparse.Namespace, out: Path) -> Path:
+    """The KITMUS test split, or with ``--test-limit N`` its first N lines (the gold that a
+    recorded entry's ``gold_first`` re-creates)."""
+    test = kitmus_files(args)["test"]
+    if not args.test_limit:
+        return test
+    lines = test.read_text(encoding="utf-8").splitlines(keepends=True)[: args.test_limit]
+    first = out / f"test.first{args.test_limit}.jsonl"
+    write_text_atomic(first, "".join(lines))
+    return first
+
+
 def sampled_json(src: Path, dst: Path, n: int, seed: int) -> Path:
     """A seeded sample of ``n`` records of a KnowRef JSON file, in file order."""
     records = load_json_list(src, "instances")
@@ -114,11 +133,12 @@ def score_knowref(spec: str, options: dict[str, Any], out: Path, switched: bool,
     test = KNOWREF / "knowref_test.json"
     if test_limit:  # probes: a seeded sample (seed 0, the same for every probe)
         test = sampled_json(test, out / "knowref_test.sample.json", test_limit, 0)
-    run_model(spec, test, out / "test", model_options=options, progress=False)
+    run_model(RunSettings(spec, model_options=options), test, out / "test", progress=False)
     flipped = out / "knowref_test.switched.json"
     if switched:
         switch_file(test, flipped)
-        run_model(spec, flipped, out / "switched", model_options=options, progress=False)
+        run_model(RunSettings(spec, model_options=options), flipped, out / "switched",
+                  progress=False)
     r = evaluate_knowref(test, out / "test" / "predictions.jsonl",
                          switched_pred=out / "switched" / "predictions.jsonl" if switched
                          else None, switched_gold=flipped if switched else None)
@@ -164,9 +184,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    if args.record and (args.test_limit or (args.task == "knowref" and args.no_switched)):
-        raise SystemExit("--record needs the whole test set and, for KnowRef, the switched "
-                         "copy (drop --test-limit and --no-switched)")
+    if args.record and args.task == "knowref" and (args.test_limit or args.no_switched):
+        raise SystemExit("--record needs KnowRef's whole test set and its switched copy (drop "
+                         "--test-limit and --no-switched)")
     set_threads(args.threads)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -215,8 +235,8 @@ def main() -> None:
     if args.task == "knowref":
         result.update(score_knowref(spec, options, out, not args.no_switched, args.test_limit))
     else:
-        m = run_model(spec, kitmus_files(args)["test"], out / "test", model_options=options,
-                      progress=False)
+        m = run_model(RunSettings(spec, model_options=options), kitmus_test(args, out),
+                      out / "test", progress=False)
         result.update(test_accuracy=round(m["accuracy"], 4), n_test=m["n"],
                       test_slices=m["slices"].get("answer_position"))
     result["test_minutes"] = round((time.perf_counter() - start) / 60, 1)
@@ -247,6 +267,7 @@ def record_run(args: argparse.Namespace, out: Path, result: dict[str, Any]) -> s
         entry = {"task": "kitmus", "gold": f"kitmus-suite/{where}", **files, "model": model,
                  "generated": {"variants": args.variant, "entities": str(args.entities),
                                "splits": "test", "formats": "jsonl"},
+                 **({"gold_first": args.test_limit} if args.test_limit else {}),
                  "expected": {"pronoun_accuracy": result["test_accuracy"]}}
     record(args.record, entry)
     return f"benchmarks/results/{args.record}"

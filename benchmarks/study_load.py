@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.studies.server_harness import Server, get, post_answer
 
-from refbench.studies.db import StudyStore
 from refbench.studies.export import export
-from refbench.studies.kitmus import create_kitmus_study
+from refbench.studyfile.db import StudyStore
 from refbench.tasks.kitmus.resources import load_resources
+from refbench.tasks.kitmus.study import create_kitmus_study
 from refbench.tasks.kitmus.suite import generate_suite, make_config
 
 

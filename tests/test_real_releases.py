@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 from refbench.tasks.choices import read_choices
 from refbench.tasks.kitmus.convert import convert
@@ -164,7 +165,7 @@ def test_every_model_runs_on_pronoun_spelled_instances(model: str, tmp_path: Pat
                                               "knowledge-match" else 1)
     # SmolLM2 scores about one instance a second here: 10 instances say what is needed.
     limit = 10 if model == "llm-loglik" else None
-    m = run_model(model, chosen, tmp_path / "run", progress=False, limit=limit)
+    m = run_model(RunSettings(model, limit=limit), chosen, tmp_path / "run", progress=False)
     assert m["n"] == (limit or written)
     if model == "knowledge-match":
         assert m["accuracy"] >= 0.8
@@ -175,8 +176,8 @@ def test_llm_chat_prompts_name_pronoun_spelled_entities(
         tmp_path: Path, chat_server: tuple[str, ScriptedChat]) -> None:
     url, script = chat_server
     chosen, written = _pronoun_spelled_sample(tmp_path, per_file=1)
-    m = run_model("llm-chat:test-model", chosen, tmp_path / "run", progress=False,
-                  model_options={"base_url": url})
+    m = run_model(RunSettings("llm-chat:test-model", model_options={"base_url": url}), chosen,
+                  tmp_path / "run", progress=False)
     assert m["n"] == written and len(script.requests) == written
     prompts = [r["messages"][-1]["content"] for r in script.requests]
     assert any(f". {name}\n" in p or p.endswith(f". {name}") for p in prompts

@@ -10,7 +10,7 @@ import pytest
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.models.base import ModelOutput
-from refbench.runs.metrics import choice_metrics
+from refbench.runs.record import output_metrics
 from refbench.tasks.altentities.check import check_files
 from refbench.tasks.altentities.matrix import matrix_from_metrics
 from refbench.tasks.altentities.read import read_altentities
@@ -21,6 +21,7 @@ from refbench.tasks.altentities.sampling import (
     parse_infobox,
     sample_pairs,
 )
+from refbench.tasks.lookup import get_task
 from tests.conftest import run_cli
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "altentities" / "books-recipes.json"
@@ -65,7 +66,7 @@ def test_truncation_is_counted() -> None:
     assert cut[0].metadata["truncated"] == 2
     assert len((cut[0].candidates[0].description or "").split()) == 4
     outs = [ModelOutput(0, (1.0, 0.0)) for _ in cut]
-    assert choice_metrics("altentities", cut, outs)["truncated_instances"] == 5
+    assert output_metrics(get_task("altentities"), cut, outs)["truncated_instances"] == 5
 
 
 @pytest.mark.parametrize(
@@ -94,7 +95,7 @@ def test_slices_on_hand_worked_numbers() -> None:
     inst = list(read_altentities(FIX, input_type="name"))
     # books (gold 1,1,1): answers 1,0,1 -> 2/3; recipes (gold 1,1): answers 1,1 -> 2/2
     outs = [ModelOutput(a, (0.0, 1.0)) for a in (1, 0, 1, 1, 1)]
-    m = choice_metrics("altentities", inst, outs)
+    m = output_metrics(get_task("altentities"), inst, outs)
     assert m["accuracy"] == pytest.approx(4 / 5)
     assert m["slices"]["domain"]["BOOKS"] == {"n": 3, "accuracy": pytest.approx(2 / 3)}
     assert m["slices"]["domain"]["RECIPES"]["accuracy"] == 1.0

@@ -42,16 +42,17 @@ def test_dummy_task_flows_through_every_layer(dummy: Path, tmp_path: Path) -> No
     from refbench.report.results import load_results
     from refbench.runs.runner import run_model
     from refbench.tasks.choices import infer_task
+    from refbench.tasks.lookup import get_task
     from refbench.tasks.scoring import evaluate_predictions
 
-    assert infer_task(dummy) == "dummyref"
+    assert infer_task(dummy).name == "dummyref"
     out = tmp_path / "run"
     m = run_model("first", dummy, out)
     assert (m["task"], m["n"], m["split"]) == ("dummyref", 3, "test")
     assert m["accuracy"] == pytest.approx(1 / 3)  # "first" is right on d3 only
     assert m["slices"] == {"genre": {"home": {"n": 2, "accuracy": 0.5},
                                      "people": {"n": 1, "accuracy": 0.0}}}
-    r = evaluate_predictions("dummyref", dummy, [out])
+    r = evaluate_predictions(get_task("dummyref"), dummy, [out])
     assert r["accuracy"] == m["accuracy"] and r["slices"] == m["slices"]
     table = build_tables(load_results([out]))
     assert "DummyRef results" in table and "0.333" in table

@@ -34,10 +34,10 @@ def test_hand_worked_metrics(gold: Path, tmp_path: Path) -> None:
     assert r["counts"] == {"tp": 2, "fp": 2, "fn": 3, "tn": 5}
     assert r["random_baseline"]["pronoun_accuracy"] == pytest.approx(13 / 30)
     assert r["missing_ids"] == [fx.doc_id("E")]
-    assert r["slices"]["answer_position"]["0"]["pronoun_accuracy"] == 0.5
-    assert r["slices"]["answer_position"]["1"]["pronoun_accuracy"] == 0.0
-    assert r["slices"]["entities"]["3"]["n"] == 2
-    assert r["slices"]["pronoun"]["she"]["n"] == 5
+    assert r["kitmus_slices"]["answer_position"]["0"]["pronoun_accuracy"] == 0.5
+    assert r["kitmus_slices"]["answer_position"]["1"]["pronoun_accuracy"] == 0.0
+    assert r["kitmus_slices"]["entities"]["3"]["n"] == 2
+    assert r["kitmus_slices"]["pronoun"]["she"]["n"] == 5
     assert r["variant"] == "background-both" and r["n_entities"] is None
     assert any("no prediction" in w for w in r["warnings"])
 

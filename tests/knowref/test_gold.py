@@ -11,6 +11,7 @@ from refbench.core.errors import RefbenchError
 from refbench.tasks.choices import read_choices
 from refbench.tasks.knowref.check import check_files
 from refbench.tasks.knowref.switch import switch_file
+from refbench.tasks.lookup import get_task
 from tests.conftest import run_cli
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "knowref" / "gold_conflict.json"
@@ -62,5 +63,5 @@ def test_bad_gold_fields_are_named(tmp_path: Path, change: dict[str, object],
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(records))
     with pytest.raises(RefbenchError, match=message) as err:
-        list(read_choices(bad, task="knowref"))
+        list(read_choices(bad, task=get_task("knowref")))
     assert "instance 1 (original id 12)" in str(err.value)

@@ -16,6 +16,7 @@ from refbench.tasks.knowref.mine import mine, process_chunk
 from refbench.tasks.knowref.mine_filters import Candidate, cheap_filters, clean
 from refbench.tasks.knowref.neutralize import neutralize_record, neutralize_records
 from refbench.tasks.knowref.switch import switch_file, switch_text
+from refbench.tasks.lookup import get_task
 from tests.conftest import run_cli
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "knowref"
@@ -38,7 +39,7 @@ def test_bad_input(tmp_path: Path) -> None:
     p.write_text(json.dumps([{"sentence_with_pronoun": "No pronoun here .", "candidate0": ["A"],
                               "candidate1": ["B"], "correct_candidate_idx": 0}]))
     with pytest.raises(RefbenchError) as info:
-        list(read_choices(p, task="knowref"))
+        list(read_choices(p, task=get_task("knowref")))
     assert "no [pronoun]" in info.value.message and info.value.item.startswith("instance 0")
     t = tmp_path / "k.tsv"
     t.write_text((FIX / "train.tsv").read_text().replace("\t.\t0\tIngrid", "\t0\tIngrid", 1))

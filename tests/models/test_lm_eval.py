@@ -11,8 +11,9 @@ import pytest
 from scripts.regen_golden import GOLDEN
 
 from refbench.cli import app
-from refbench.cli.common import run_guarded
-from refbench.export.lm_eval import export_lm_eval, lm_eval_doc
+from refbench.core.commands import run_guarded
+from refbench.export.lm_eval import export_lm_eval
+from refbench.models.lm_eval_docs import lm_eval_doc
 from refbench.runs.store import Store
 from refbench.tasks.choices import read_choices
 from tests.models.conftest import DATA

@@ -17,8 +17,9 @@ import pytest
 from scripts.regen_golden import GOLDEN
 
 from refbench.cli import app
-from refbench.cli.common import run_guarded
-from refbench.export.lm_eval import export_lm_eval, folder_tasks
+from refbench.core.commands import run_guarded
+from refbench.export.lm_eval import export_lm_eval
+from refbench.models.lm_eval_docs import folder_tasks
 from refbench.runs.store import Store
 from tests.models.lm_eval_fake import STAMP, fake_run
 

@@ -156,7 +156,8 @@ def test_the_trained_folder_runs_as_llm_loglik(tiny_lm: Path, tmp_path: Path, cl
     (["--model", "cross-encoder", "--train-layers", "2"],
      "--train-layers is an option of llm-loglik training, not cross-encoder"),
     (["--model", "llm-loglik", "--augment"],
-     "--augment (antecedent switching) is available for knowref training data; winograd"),
+     "--augment is available for tasks with augmented training data (antecedent "
+     "switching); winograd has none"),
     (["--model", "embedding"], "is not trainable"),
 ])
 def test_options_of_the_other_trainer_are_refused(tmp_path: Path, cli, args: list[str],  # type: ignore[no-untyped-def]
@@ -220,3 +221,9 @@ def test_augment_trains_on_the_switched_copies_too(tiny_lm: Path, tmp_path: Path
     # the switched copy: the names swapped, the label of each row flipped
     assert rows[3].split("\t")[1:4] == ["Beatrix is sketching Ingrid , but every long sitting "
                                         "tires Ingrid", ".", "1"]
+
+
+def test_only_knowref_offers_augmented_training_data() -> None:
+    from refbench.tasks.lookup import tasks_with
+
+    assert [t.name for t in tasks_with("training")] == ["knowref"]

@@ -11,6 +11,7 @@ from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.registry import MODELS
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.models.base import build_model
+from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 from refbench.runs.store import Store
 from refbench.tasks.choices import read_choices
@@ -40,12 +41,13 @@ def test_every_model_on_every_task(name: str, dataset: str, tiny_lm: Path, tmp_p
     data = DATA[dataset]
     if name in NEEDS_KITMUS and not dataset.startswith("kitmus"):
         with pytest.raises(UsageError):
-            run_model(spec, data, tmp_path / "out", model_options=options, progress=False)
+            run_model(RunSettings(spec, model_options=options), data, tmp_path / "out",
+                      progress=False)
         return
     if name == "coref-output" and dataset == "kitmus-native":
         spec = f"coref-output:{data}"
-    metrics = run_model(spec, data, tmp_path / "out", model_options=options, progress=False,
-                        store=Store(tmp_path / "store.sqlite"))
+    metrics = run_model(RunSettings(spec, model_options=options), data, tmp_path / "out",
+                        progress=False, store=Store(tmp_path / "store.sqlite"))
     instances = list(read_choices(data))
     preds = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl")
              .read_text().splitlines()]

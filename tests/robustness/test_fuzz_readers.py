@@ -104,8 +104,9 @@ def mutate_lines(data: st.DataObject, text: str, *, json_lines: bool) -> str:
 
 def _choices(task: str | None = None) -> Callable[[Path], Any]:
     from refbench.tasks.choices import read_choices
+    from refbench.tasks.lookup import get_task
 
-    return lambda p: list(read_choices(p, task=task))
+    return lambda p: list(read_choices(p, task=get_task(task) if task else None))
 
 
 def _kitmus_preds(p: Path) -> Any:

@@ -17,12 +17,8 @@ import pytest
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import write_text_atomic
-from refbench.core.outputs import (
-    _owner_tag,
-    check_not_input,
-    remove_stale_temporaries,
-    same_path,
-)
+from refbench.core.output_checks import check_not_input, same_path
+from refbench.core.outputs import _owner_tag, remove_stale_temporaries
 from refbench.runs.store import Store, StoreError
 from tests.robustness.cases import _damaged_store
 from tests.robustness.harness import invoke

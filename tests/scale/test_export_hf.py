@@ -76,13 +76,14 @@ def test_small_generated_suite_loads_per_subtask(tmp_path: Path) -> None:
 def test_fixture_files_of_every_task_load(tmp_path: Path, files: list[str], task: str,
                                           splits: object, fmt: str) -> None:
     from refbench.export.hf import file_rows
+    from refbench.tasks.lookup import get_task
 
     paths = [FIX / f for f in files]
     summary = _export(*map(str, paths), "--out", str(tmp_path / "hf"), "--format", fmt)
     assert summary["task"] == task and summary["format"] == fmt
     ds = datasets.load_dataset(str(tmp_path / "hf"))
     (split, rows), = ds.items()
-    assert [dict(r) for r in rows] == file_rows(paths[0], task, None)
+    assert [dict(r) for r in rows] == file_rows(paths[0], get_task(task), None)
     head = _header(tmp_path / "hf")
     assert head["configs"][0]["data_files"][0]["split"] == split  # type: ignore[index]
     data_files = sorted(p.name for p in (tmp_path / "hf" / "data").iterdir())

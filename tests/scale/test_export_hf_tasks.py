@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from refbench.tasks.lookup import get_task
 from tests.conftest import ROOT, SHARED, needs_shared, run_cli
 
 datasets = pytest.importorskip("datasets")
@@ -40,21 +41,21 @@ def _header(folder: Path) -> dict[str, object]:
 
 
 def test_every_task_brings_its_card() -> None:
-    from refbench.export.cards import card_for
-    from refbench.tasks.base import all_tasks
+    from refbench.tasks.lookup import all_tasks
 
     for task in all_tasks():
-        card = card_for(task)
-        assert re.fullmatch(r"[a-z0-9.-]+", card.license), (task.name, card.license)
-        assert task.citation and task.source and task.pretty_name, task.name
+        card = task.card
+        assert card.path is not None and card.path.name == "card.toml", task.name
+        assert re.fullmatch(r"[a-z0-9.-]+", card.licence), (task.name, card.licence)
+        assert card.citation and card.source and card.pretty_name, task.name
         assert card.annotations_creators and card.source_datasets, task.name
         # One BibTeX per task, read by both exports (the Hub card and the lm-eval README).
-        assert task.bibtex.startswith("@") and task.bibtex.rstrip().endswith("}"), task.name
-        assert task.bibtex.count("{") == task.bibtex.count("}"), task.name
+        assert card.bibtex.startswith("@") and card.bibtex.rstrip().endswith("}"), task.name
+        assert card.bibtex.count("{") == card.bibtex.count("}"), task.name
 
 
 def test_the_export_layer_names_no_task() -> None:
-    from refbench.tasks.base import task_names
+    from refbench.tasks.lookup import task_names
 
     names = "|".join(map(re.escape, task_names()))
     for src in sorted((ROOT / "src" / "refbench" / "export").glob("*.py")):
@@ -66,7 +67,7 @@ def test_winogender_folder_and_file_load(tmp_path: Path) -> None:
     from refbench.export.hf import file_rows
 
     sentences = FIX / "winogender" / "all_sentences.tsv"
-    expected = file_rows(sentences, "winogender", None)
+    expected = file_rows(sentences, get_task("winogender"), None)
     assert len(expected) == 24
     for name, src in (("folder", FIX / "winogender"), ("file", sentences)):
         summary = _export(str(src), "--out", str(tmp_path / name))
@@ -93,7 +94,7 @@ def test_winobias_folder_is_one_config_per_type_and_stereotype(tmp_path: Path) -
         for split in ("dev", "test"):
             src = FIX / "winobias" / f"{stereo}_stereotyped_{t}.txt.{split}"
             ds = datasets.load_dataset(str(tmp_path / "hf"), config, split=split)
-            assert [dict(r) for r in ds] == file_rows(src, "winobias", None)
+            assert [dict(r) for r in ds] == file_rows(src, get_task("winobias"), None)
             assert configs[config][split] == len(ds) > 0
     assert "zhao-etal-2018-gender" in (tmp_path / "hf" / "README.md").read_text("utf-8")
 

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from refbench.studies.altentities import create_altentities_study
-from refbench.studies.db import StudyStore
-from refbench.studies.kitmus import create_kitmus_study
-from refbench.studies.server import create_app
-from refbench.studies.tne import create_tne_study
+from refbench.studyfile.db import StudyStore
+from refbench.tasks.altentities.study import create_altentities_study
 from refbench.tasks.kitmus.resources import load_resources
+from refbench.tasks.kitmus.study import create_kitmus_study
 from refbench.tasks.kitmus.suite import generate_suite, make_config
+from refbench.tasks.tne.study import create_tne_study
+from refbench.web.study.server import create_app
 from tests.conftest import ROOT
 
 FIX = ROOT / "tests" / "fixtures" / "studies"

@@ -9,8 +9,8 @@ import io
 import json
 from pathlib import Path
 
-from refbench.studies.server import create_app
 from refbench.web.guard import allowed_hosts
+from refbench.web.study.server import create_app
 from tests.conftest import run_cli
 from tests.studies.conftest import client, tokens
 
@@ -49,7 +49,7 @@ def test_huge_answer_is_413_and_not_saved(kitmus_study: Path) -> None:
     body = json.dumps({"fields": {"answer": "x" * (3 * 1024 * 1024)}})
     r = c.post(f"/a/{token}/1/answer", data=body, content_type="application/json")
     assert r.status_code == 413
-    from refbench.studies.db import StudyStore
+    from refbench.studyfile.db import StudyStore
 
     with StudyStore(kitmus_study) as st:
         assert not list(st.all_answers())

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from refbench.studies.altentities import create_altentities_study
-from refbench.studies.db import StudyStore
-from refbench.studies.kitmus import create_kitmus_study
-from refbench.studies.tne import create_tne_study
+from refbench.studyfile.db import StudyStore
+from refbench.tasks.altentities.study import create_altentities_study
+from refbench.tasks.kitmus.study import create_kitmus_study
+from refbench.tasks.tne.study import create_tne_study
 from tests.studies.conftest import ENTITIES, TNE_TINY
 from tests.studies.server_harness import Server
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from refbench.core.errors import OutputError, RefbenchError, UsageError
-from refbench.studies.create import annotator_names, assign
-from refbench.studies.db import StudyStore
-from refbench.studies.kitmus import create_kitmus_study, load_instances, split_knowledge
-from refbench.studies.tne import create_tne_study
+from refbench.studyfile.create import annotator_names, assign
+from refbench.studyfile.db import StudyStore
+from refbench.tasks.kitmus.study import create_kitmus_study, load_instances, split_knowledge
+from refbench.tasks.tne.study import create_tne_study
 from tests.conftest import run_cli
 from tests.studies.conftest import ENTITIES, TNE_TINY, make_suite
 

@@ -9,9 +9,9 @@ import pytest
 
 from refbench.core.errors import OutputError, UsageError
 from refbench.studies.export import export
-from refbench.studies.kitmus import create_kitmus_study
 from refbench.studies.report import csv_agreement, study_agreement
 from refbench.tasks.choices import read_choices
+from refbench.tasks.kitmus.study import create_kitmus_study
 from refbench.tasks.tne.read import read_tne
 from tests.conftest import run_cli
 from tests.studies.conftest import TNE_TINY, answer_everything, client
@@ -32,7 +32,7 @@ def test_kitmus_native_scores_people_like_systems(tmp_path: Path, kitmus_study: 
     assert "with-knowledge/gold.jsonl" in names and "gold-checks/ann1.jsonl" in names
     # Without the knowledge text, the gold is the suite's task-text-only view: what people saw.
     assert "without-knowledge/gold.v4_gold_conll" in names
-    from refbench.studies.db import StudyStore
+    from refbench.studyfile.db import StudyStore
 
     with StudyStore(kitmus_study) as st:
         shown = {it.payload["text"] for it in st.items() if it.condition == "without-knowledge"}
@@ -85,7 +85,7 @@ def test_kitmus_without_knowledge_cut_from_a_lone_full_text_file(tmp_path: Path,
     answer_everything(study, client(study))
     export(study, "native", tmp_path / "out")
     gold = tmp_path / "out" / "without-knowledge" / "gold.v4_gold_conll"
-    from refbench.studies.db import StudyStore
+    from refbench.studyfile.db import StudyStore
 
     with StudyStore(study) as st:
         shown = {it.payload["text"] for it in st.items()}
@@ -168,7 +168,7 @@ def test_json_export_has_no_tokens(tmp_path: Path, kitmus_study: Path) -> None:
     answer_everything(kitmus_study, client(kitmus_study))
     text, _ = export(kitmus_study, "json", None)
     assert text is not None
-    from refbench.studies.db import StudyStore
+    from refbench.studyfile.db import StudyStore
 
     with StudyStore(kitmus_study) as st:
         for a in st.annotators(role=None):

@@ -9,13 +9,13 @@ import io
 from pathlib import Path
 from typing import Any
 
-from refbench.studies.db import StudyStore
 from refbench.studies.export import CSV_COLUMNS
-from refbench.studies.index import admin_token
-from refbench.studies.tne_view import chain_style
+from refbench.studyfile.db import StudyStore
+from refbench.tasks.tne.study_view import chain_style
 from refbench.web.app import create_app
 from refbench.web.catalog import ServeConfig
 from refbench.web.serve import study_blueprints
+from refbench.web.study.index import admin_token
 from tests.studies.conftest import answer_everything, client, save, tokens
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from refbench.studies.db import StudyStore
 from refbench.studies.export import export
-from refbench.studies.kitmus import create_kitmus_study
+from refbench.studyfile.db import StudyStore
+from refbench.tasks.kitmus.study import create_kitmus_study
 from tests.studies.conftest import make_suite
 from tests.studies.server_harness import Server, get, post_answer
 
@@ -160,7 +160,7 @@ def test_serve_errors_are_one_line(tmp_path: Path, suite500: Path) -> None:
 
 
 def test_loopback_names() -> None:
-    from refbench.studies.server import is_loopback
+    from refbench.web.study.server import is_loopback
 
     assert all(is_loopback(h) for h in ("127.0.0.1", "::1", "localhost", "127.0.0.2"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.4", "example.org", "::"))

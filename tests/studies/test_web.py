@@ -8,10 +8,10 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from refbench.studies.altentities import create_altentities_study
-from refbench.studies.db import StudyStore
-from refbench.studies.kitmus import create_kitmus_study
-from refbench.studies.tne import chains
+from refbench.studyfile.db import StudyStore
+from refbench.tasks.altentities.study import create_altentities_study
+from refbench.tasks.kitmus.study import create_kitmus_study
+from refbench.tasks.tne.study import chains
 from tests.studies.conftest import ENTITIES, answer_everything, client, save, tokens
 
 
@@ -198,7 +198,7 @@ def test_blueprint_mounts_in_another_app_beside_a_second_study(kitmus_study: Pat
                                                                 tne_study: Path) -> None:
     from flask import Flask
 
-    from refbench.studies.web import make_study_blueprint
+    from refbench.web.study.blueprint import make_study_blueprint
 
     app = Flask("host")
     app.register_blueprint(make_study_blueprint(kitmus_study, name="kitmus"),

@@ -41,6 +41,7 @@ def fake_enricher(text: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
     from refbench.runs.store import Store
     from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
@@ -60,8 +61,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             run_model(model, files[task], runs / f"{model}-{task}", store=store,
                       progress=False)
     # knowledge-match on an instance with background knowledge in the text (no encoder needed)
-    run_model("knowledge-match", files["kitmus"], runs / "km-kitmus", store=store,
-              progress=False, limit=1)
+    run_model(RunSettings("knowledge-match", limit=1), files["kitmus"], runs / "km-kitmus",
+              store=store, progress=False)
     suite_file = data / "suite" / "background-pretrain" / "subtask_2_ents" / "test.jsonl"
     for model in ("first", "last"):
         run_model(model, suite_file, runs / f"{model}-suite", store=store, progress=False)
@@ -87,7 +88,8 @@ def app(world: dict[str, Any]) -> Any:
     def explode() -> str:
         raise RuntimeError("secret detail that must not reach the page")
 
-    return create_app(world["config"], extra_blueprints=[boom], enricher=fake_enricher)
+    return create_app(world["config"], extra_blueprints=[boom],
+                      enrichers={"tne": fake_enricher})
 
 
 @pytest.fixture()

@@ -80,7 +80,7 @@ def test_gap_neither_on_the_real_files() -> None:
     and B-coref are both FALSE (GAP development 201, test 227, validation 62)."""
     import csv
 
-    from refbench.tasks.base import get_task
+    from refbench.tasks.lookup import get_task
     from tests.conftest import SHARED
 
     folder = SHARED / "data" / "gap"
@@ -91,7 +91,9 @@ def test_gap_neither_on_the_real_files() -> None:
         with f.open(encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
         neither = {r["ID"] for r in rows if r["A-coref"] == "FALSE" and r["B-coref"] == "FALSE"}
-        labelled = {r.iid for r in get_task("gap").web_records(f, "choice")
+        gap = get_task("gap")
+        assert gap.web is not None
+        labelled = {r.iid for r in gap.web.records(gap, f, "choice")
                     if getattr(r, "gold_label", "") == "neither"}
         assert labelled == neither and len(neither) > 0, f.name
 
@@ -289,7 +291,7 @@ def test_run_facets_select_every_record_of_the_released_suite_files() -> None:
     """On the released KITMUS suite (every variant, 2 to 4 entities, the test split's
     jsonlines): the facets run_facets gives a file are those of every record read from it, so
     the run page's browse link selects exactly the run's file."""
-    from refbench.tasks.base import get_task
+    from refbench.tasks.lookup import get_task
     from tests.conftest import OFFICIAL
 
     root = OFFICIAL / "released"
@@ -297,9 +299,10 @@ def test_run_facets_select_every_record_of_the_released_suite_files() -> None:
     if not files:
         pytest.skip("../shared/data/kitmus-official is absent")
     task = get_task("kitmus")
+    assert task.folder is not None and task.web is not None
     for f in files:
-        want = task.run_facets(f, root)
+        want = task.folder.run_facets(f, root)
         assert set(want) == {"variant", "entities", "split"}, f
-        records = list(task.web_records(f, task.dataset_kind(f)))
+        records = list(task.web.records(task, f, task.web.dataset_kind(f)))
         assert records and all(r.facets.get(k) == v for r in records  # type: ignore[union-attr]
                                for k, v in want.items()), f

@@ -51,7 +51,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Flask:
 
 def key(app: Flask, task: str) -> str:
     cat = app.config["CATALOG"]
-    return next(k for k, d in cat.datasets.items() if d.task == task)
+    return next(k for k, d in cat.datasets.items() if d.task.name == task)
 
 
 def test_foreign_host_is_refused_and_never_echoed(app: Flask) -> None:
@@ -171,7 +171,8 @@ def test_time_budget_stops_a_slow_search_with_a_400(tmp_path: Path) -> None:
 
 
 def test_match_runs_once_per_request(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The count, every facet count and the page read one MATCH's result."""
+    """The count, every facet count and the page read one MATCH's result (the page's
+    snippets run the MATCH once more, over the texts of the page's rows alone)."""
     statements: list[str] = []
     cat = app.config["CATALOG"]
     original = cat.index.connect
@@ -184,7 +185,9 @@ def test_match_runs_once_per_request(app: Flask, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(cat.index, "connect", traced)
     r = app.test_client().get(f"/data/{key(app, 'kitmus')}?q=job")
     assert r.status_code == 200
-    assert sum("MATCH" in s for s in statements) == 1
+    assert sum("FROM fts WHERE fts MATCH" in s for s in statements) == 1
+    assert sum("FROM temp.snip WHERE snip MATCH" in s for s in statements) == 1
+    assert sum("MATCH" in s for s in statements) == 2
 
 
 def test_oversized_body_is_413_before_reading(app: Flask) -> None:
@@ -253,7 +256,7 @@ def test_access_log_shows_the_route_not_the_token(tmp_path: Path,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     from werkzeug.serving import make_server
 
-    from refbench.studies.kitmus import create_kitmus_study
+    from refbench.tasks.kitmus.study import create_kitmus_study
     from refbench.web.guard import RedactingHandler
     from refbench.web.serve import study_blueprints
     from tests.studies.conftest import make_suite, tokens
@@ -283,10 +286,10 @@ def test_access_log_shows_the_route_not_the_token(tmp_path: Path,
 
 
 def test_non_loopback_study_serves_only_the_study(tmp_path: Path) -> None:
-    from refbench.studies.kitmus import create_kitmus_study
-    from refbench.studies.server import studies_app
+    from refbench.tasks.kitmus.study import create_kitmus_study
     from refbench.web.guard import allowed_hosts
     from refbench.web.serve import studies_only, study_blueprints
+    from refbench.web.study.server import studies_app
     from tests.studies.conftest import make_suite, tokens
 
     assert studies_only("0.0.0.0", True, False)

@@ -107,7 +107,10 @@ def test_open_a_dataset_search_and_open_an_instance(page: Any, base_url: str, ap
     shot(page, "home", tmp_path)
     page.click("text=suite")
     page.wait_for_selector("#matching")
-    assert page.inner_text("#matching") == "20"
+    assert "f.split=test" in page.url  # opens on the split its runs are on
+    assert page.inner_text("#matching") == "8"
+    page.click("a.clear")  # every split: the page stays open on all of them
+    expect(page.locator("#matching")).to_have_text("20")
     shot(page, "dataset", tmp_path)
     page.fill("#q", "harbour")  # htmx searches as one types and pushes the URL
     expect(page.locator("#matching")).to_have_text("2")  # (no eval: the page's CSP forbids it)
@@ -300,14 +303,17 @@ def suite_table() -> dict[str, Any]:
 
     cols = [(v, n) for v in KITMUS_VARIANTS for n in (2, 3, 4)]
     rows = [{"system": SimpleNamespace(sid=f"s{k}", label=name), "mean": 0.6,
+             "common_mean": 0.6, "coverage": len(cols),
              "cells": [{"value": 0.5 + 0.01 * j, "ci": (0.412, 0.689), "method": "bootstrap",
                         "rid": f"r{k}-{j}"} for j in range(len(cols))]}
             for k, name in enumerate(("knowledge-match-minilm", "bert4coref", "first", "random"))]
     from refbench.web.views_board import column_blocks
 
     spans = [(v, 3) for v in KITMUS_VARIANTS]
-    return {"columns": [n for _, n in cols], "rows": rows, "suite": True, "variants": spans,
-            "blocks": column_blocks(spans), "metric": "pronoun accuracy per subtask"}
+    return {"columns": [{"group": v, "column": n, "label": str(n)} for v, n in cols],
+            "rows": rows, "suite": True, "variants": spans, "blocks": column_blocks(spans),
+            "metric": "pronoun accuracy per subtask", "n_columns": len(cols),
+            "n_common": len(cols)}
 
 
 def test_kitmus_leaderboard_fits_a_1366_screen(page: Any, base_url: str, app: Any,

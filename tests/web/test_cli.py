@@ -35,7 +35,7 @@ def test_binds_to_loopback_unless_told(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setattr(werkzeug.serving, "run_simple",
                         lambda h, p, app, **kw: seen.update(host=h, port=p, app=app))
     serve_app([FILES["gap"], tmp_path / "missing.tsv"], run_dirs=[], store=tmp_path / "s.sqlite",
-              index_dir=tmp_path / "index", tne_model=None, host=host, port=8123, warm=True)
+              index_dir=tmp_path / "index", host=host, port=8123, warm=True)
     err = capsys.readouterr().err
     assert seen["host"] == host and seen["port"] == 8123
     assert ("warning: serving on 0.0.0.0" in err) == warns
@@ -45,10 +45,10 @@ def test_binds_to_loopback_unless_told(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 def test_studies_mount_on_the_app(cli: Any, tmp_path: Path) -> None:
     """``refbench serve --study``: the human-study blueprint runs inside the full app."""
-    from refbench.studies.server import links
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig
     from refbench.web.serve import study_blueprints
+    from refbench.web.study.server import links
 
     study = tmp_path / "kv.sqlite"
     out = cli("study", "create", "kitmus-validation", "--data", str(FILES["kitmus"]), "--n", "2",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from refbench.tasks.lookup import get_task
 from refbench.web.datasets import discover, open_dataset, suite_files
 from refbench.web.index import IndexFolder, build_index, count, item, unpack
 from refbench.web.marks import segment
@@ -31,7 +33,7 @@ def test_native_records_order_candidates_as_read_choices_does() -> None:
     from refbench.tasks.kitmus.native import read_native, to_choice
 
     for f in [FILES["kitmus"], *suite_files(SUITE)]:
-        recs = list(file_records("kitmus-native", "kitmus", f))
+        recs = list(file_records("kitmus-native", get_task("kitmus"), f))
         choices = list(read_choices(f))
         natives = [to_choice(i) for i in read_native(f)]
         assert len(recs) == len(choices) == len(natives)
@@ -45,7 +47,7 @@ def test_native_records_order_candidates_as_read_choices_does() -> None:
 
 
 def test_kitmus_records_mark_every_mention_of_every_entity() -> None:
-    rec = next(iter(file_records("kitmus-native", "kitmus", FILES["kitmus"])))
+    rec = next(iter(file_records("kitmus-native", get_task("kitmus"), FILES["kitmus"])))
     text = rec.payload["text"]
     for k, cand in enumerate(rec.payload["candidates"]):
         spans = [m for m in rec.payload["marks"] if m[2] == "mention" and m[3] == k]
@@ -60,7 +62,7 @@ def test_official_conll_records_agree_with_the_gold_reader() -> None:
 
     f = OFFICIAL / "released" / "background-train" / "subtask_3_ents" / "full-text" / \
         "test.v4_gold_conll.gz"
-    every = list(file_records("kitmus-conll", "kitmus", f))
+    every = list(file_records("kitmus-conll", get_task("kitmus"), f))
     recs = [r for r in every if isinstance(r, Record)]
     assert not [r for r in every if isinstance(r, Problem)]  # "He" as a surname reads too
     choices = list(read_choices(f))
@@ -161,16 +163,30 @@ def test_index_is_reused_and_rebuilt_when_the_data_changes(tmp_path: Path) -> No
     assert not list((tmp_path / "index").glob("*.tmp"))
 
 
-def test_a_failed_build_leaves_no_index(tmp_path: Path) -> None:
+def test_a_rejected_instance_is_a_problem_and_a_failed_build_leaves_no_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbench.core.errors import RefbenchError
+    from refbench.web.index import problems
+
     bad = tmp_path / "bad.jsonl"
     bad.write_text(FILES["winograd"].read_text() + '{"qID": "x", "sentence": "no blank"}\n')
-    ds = open_dataset(bad)
     folder = IndexFolder(tmp_path / "index")
-    from refbench.core.errors import RefbenchError
+    db = folder.connect(open_dataset(bad))
+    n, listed = problems(db)
+    assert count(db) == len(FILES["winograd"].read_text().splitlines())
+    assert n == 1 and "x" in listed[0][1] and listed[0][0] == str(bad)
+    db.close()
+    import refbench.web.index as index_module
 
-    with pytest.raises(RefbenchError):
-        folder.ensure(ds)
-    assert not list((tmp_path / "index").iterdir())
+    def fails(*args: object) -> Iterator[object]:  # a reader that gives up half-way
+        yield from file_records(*args)  # type: ignore[arg-type]
+        raise RefbenchError("unreadable", path=bad)
+
+    monkeypatch.setattr(index_module, "file_records", fails)
+    other = IndexFolder(tmp_path / "index2")
+    with pytest.raises(RefbenchError, match="unreadable"):
+        other.ensure(open_dataset(FILES["winograd"]))
+    assert not list((tmp_path / "index2").iterdir())
 
 
 def test_parallel_build_equals_serial(tmp_path: Path) -> None:
@@ -191,7 +207,7 @@ def test_discovery_walks_folders_and_reports_what_it_skips(tmp_path: Path) -> No
     for f in FILES.values():
         (tmp_path / f.name).write_bytes(f.read_bytes())
     found = discover([tmp_path])
-    assert sorted(d.task for d in found.datasets) == sorted(FILES)
+    assert sorted(d.task.name for d in found.datasets) == sorted(FILES)
     assert [Path(p).name for p, _ in found.skipped] == ["table.tsv"]
     suite = discover([SUITE]).datasets[0]
     assert suite.kind == "kitmus-suite" and len(suite.files) == 12

@@ -12,7 +12,7 @@ XSS = ("<script>alert(", "<img src=x onerror")
 
 def key(app: Any, task: str, *, suite: bool = False) -> str:
     for ds in app.config["CATALOG"].datasets.values():
-        if ds.task == task and (ds.kind == "kitmus-suite") == suite:
+        if ds.task.name == task and (ds.kind == "kitmus-suite") == suite:
             return str(ds.key)
     raise AssertionError(f"no {task} dataset")
 
@@ -72,7 +72,12 @@ def test_dataset_and_instance_pages_escape_dataset_text(client: Any, app: Any,
 
 def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
     k = key(app, "kitmus", suite=True)
-    body = text(client.get(f"/data/{k}"))
+    opened = client.get(f"/data/{k}")  # the runs are on the test split: the page opens on it
+    assert opened.status_code == 302 and opened.location.endswith("?f.split=test")
+    body = text(client.get(opened.location))
+    assert re.search(r'id="matching">8<', body)
+    assert 'href="?f.split=">× all' in body  # every split, without being sent back
+    body = text(client.get(f"/data/{k}?f.split="))
     assert re.search(r'id="matching">20<', body)
     assert "background-pretrain" in body and "answer position" in body
     body = text(client.get(f"/data/{k}?q=harbour"))

@@ -42,8 +42,8 @@ def test_folder_run_prints_the_table_and_evaluates_again(cli: Any, tmp_path: Pat
     assert out.returncode == 0, out.stderr
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.stdout.splitlines()
             if line.startswith("| first")]
-    assert rows[0][2:7] == ["type1", "50.0", "50.0", "50.0", "0.0"]
-    assert rows[1][2:7] == ["type2", "0.0", "0.0", "0.0", "0.0"]
+    assert rows[0][2:7] == ["type1", "0.500", "0.500", "0.500", "0.000"]  # fractions
+    assert rows[1][2:7] == ["type2", "0.000", "0.000", "0.000", "0.000"]
     assert "| System | Split | Type | Pro | Anti | Avg | Diff |" in out.stdout
     result = json.loads((run / "results.json").read_text())
     assert result["type1_pro"] == 0.5 and result["mode"] == "release"
@@ -59,8 +59,10 @@ def test_folder_run_prints_the_table_and_evaluates_again(cli: Any, tmp_path: Pat
 
 def test_check_and_score_conll_commands(cli: Any) -> None:
     out = cli("winobias", "check", str(FIXTURE))
-    assert out.returncode == 0, out.stderr
+    # the fixture's files are slices of the release's (396 sentences each): exit 1, said
+    assert out.returncode == 1, out.stderr
     assert "notified the [the chief]" in out.stdout
+    assert "problems: files not of 396 sentences each" in out.stdout
     conll = FIXTURE / "conll_format" / "test_type1_pro_stereotype.v4_auto_conll"
     scored = cli("winobias", "score-conll", "--gold", str(conll), "--pred", str(conll), "--json")
     assert scored.returncode == 0, scored.stderr

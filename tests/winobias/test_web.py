@@ -21,10 +21,12 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_dataset_instance_and_compare(app: Any) -> None:
     client = app.test_client()
     cat = app.config["CATALOG"]
-    (ds,) = [d for d in cat.datasets.values() if d.task == "winobias"]
-    page = client.get(f"/data/{ds.key}").get_data(as_text=True)
+    (ds,) = [d for d in cat.datasets.values() if d.task.name == "winobias"]
+    opened = client.get(f"/data/{ds.key}")  # opens on the split its runs are on
+    assert opened.status_code == 302 and opened.location.endswith("?f.split=test")
+    page = client.get(opened.location).get_data(as_text=True)
     assert len(ds.files) == 8
-    assert "?f.stereotype=anti" in page and "?f.split=dev" in page
+    assert "?f.split=test&amp;f.stereotype=anti" in page and "?f.split=dev" in page
     inst = client.get(f"/data/{ds.key}/0").get_data(as_text=True)
     assert ('<span class="ment ent0">The developer</span> argued with '
             '<span class="ment ent1">the designer</span> because <span class="pron">he</span>'

@@ -86,11 +86,18 @@ def test_table_hand_worked() -> None:
     answers = [i.gold if i.metadata["stereotype"] == "pro" else 1 - (i.gold or 0)
                for i in insts]
     rows = winobias_table(insts, answers)["rows"]
+    ci = rows["type1"].pop("ci95")
     assert rows["type1"] == {"pro": 1.0, "anti": 0.0, "avg": 0.5, "diff": 1.0, "n_pro": 4,
                              "n_anti": 4}
+    # Wilson for 4 of 4: (1 + z²/8 - z²/8) / (1 + z²/4) = 1 / 1.9604 = 0.5101; 0 of 4 mirrors it
+    assert ci["pro"] == pytest.approx([0.5101, 1.0], abs=1e-4)
+    assert ci["anti"] == pytest.approx([0.0, 0.4899], abs=1e-4)
+    assert ci["pro_minus_anti"][1] == 1.0 and 0 < ci["pro_minus_anti"][0] < 0.5101
     assert rows["all"]["diff"] == 1.0
-    text = table_text(winobias_table(insts, answers))
-    assert text.splitlines()[1].split() == ["type1", "100.0", "0.0", "50.0", "100.0", "8"]
+    text = table_text(winobias_table(insts, answers))  # fractions, as every task prints
+    assert text.splitlines()[1].split() == ["type1", "1.000", "0.000", "0.500", "1.000", "8"]
+    with_ci = table_text(winobias_table(insts, answers), ci=True).splitlines()[1]
+    assert "[0.510, 1.000]" in with_ci and "[0.000, 0.490]" in with_ci
 
 
 def test_coreference_scores() -> None:

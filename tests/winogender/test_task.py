@@ -63,9 +63,12 @@ def test_folder_run_evaluate_report_and_figure(cli: Any, tmp_path: Path) -> None
 
 def test_check_command(cli: Any) -> None:
     out = cli("winogender", "check", str(FIXTURE))
-    assert out.returncode == 0, out.stderr
+    # the fixture is a slice of the release, not the paper's: a problem (exit 1), said
+    assert out.returncode == 1, out.stderr
     assert "24 sentences read" in out.stdout
     assert "disagreeing with their template or id: 0" in out.stdout
+    assert out.stdout.strip().splitlines()[-1].startswith("3 problem(s): sentences: 24, "
+                                                          "published 720")
 
 
 def test_bad_sentence_id_is_one_error_line(cli: Any, tmp_path: Path) -> None:

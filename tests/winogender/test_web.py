@@ -21,7 +21,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_dataset_instance_and_compare(app: Any) -> None:
     client = app.test_client()
     cat = app.config["CATALOG"]
-    (ds,) = [d for d in cat.datasets.values() if d.task == "winogender"]
+    (ds,) = [d for d in cat.datasets.values() if d.task.name == "winogender"]
     page = client.get(f"/data/{ds.key}").get_data(as_text=True)
     assert "?f.gender=female" in page and "?f.gotcha=True" in page
     inst = client.get(f"/data/{ds.key}/0").get_data(as_text=True)

@@ -1,7 +1,9 @@
 """The ``refbench`` command line: parses arguments and calls library functions, nothing more.
 
 Built on Click; each command module imports its heavy dependencies only when it runs, so
-start-up stays short (scoring a file is dominated by reading it, not by imports).
+start-up stays short (scoring a file is dominated by reading it, not by imports). refbench's
+own commands are the modules of this package; each task adds its own through its commands
+capability (``refbench kitmus``, ``refbench tne``, ...), plugin tasks included.
 """
 
 from __future__ import annotations
@@ -11,20 +13,17 @@ import sys
 import click
 
 from refbench import __version__
-from refbench.cli import altentities as altentities_cli
-from refbench.cli import convert as convert_cli
+from refbench.cli import data as data_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import export as export_cli
-from refbench.cli import kitmus as kitmus_cli
-from refbench.cli import knowref as knowref_cli
+from refbench.cli import llm as llm_cli
 from refbench.cli import report as report_cli
 from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
 from refbench.cli import serve as serve_cli
 from refbench.cli import study as study_cli
-from refbench.cli import tne as tne_cli
-from refbench.cli.common import CONTEXT, run_guarded
 from refbench.cli.ls import ls
+from refbench.core.commands import CONTEXT, run_guarded, set_release_resolver
 
 
 @click.group(context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench kitmus "
@@ -35,34 +34,37 @@ def app() -> None:
 
 
 app.add_command(ls)
-app.add_command(kitmus_cli.kitmus)
 app.add_command(evaluate_cli.evaluate)
-app.add_command(convert_cli.convert_cmd)
 app.add_command(export_cli.export)
 app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
 app.add_command(run_cli.train_cmd)
 app.add_command(results_cli.results)
-app.add_command(export_cli.export)
-app.add_command(altentities_cli.altentities)
-app.add_command(knowref_cli.knowref)
-app.add_command(tne_cli.tne)
 app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
+app.add_command(data_cli.data)
+app.add_command(llm_cli.llm)
+set_release_resolver(data_cli.resolve_reference)  # --data NAME[:SPLIT] in every command
 
 
 def _task_commands() -> None:
-    """Task-specific command groups a task folder brings (``Task.cli_group``); the existing
-    tasks' groups are the modules above."""
-    from refbench.tasks.base import all_tasks
+    """Every task's own commands (its commands capability), in registry order; a name that is
+    already a command is left to the command that has it."""
+    from refbench.cli.services import CliServices
+    from refbench.tasks.lookup import tasks_with, warn_once
 
-    for task in all_tasks():
-        group = task.cli_group()
-        if group is not None and group.name not in app.commands:
-            app.add_command(group)
+    services = CliServices()
+    for task in tasks_with("commands"):
+        assert task.commands is not None
+        for command in task.commands.build(services):
+            if command.name in app.commands:
+                warn_once(f"task {task.name}: command {command.name!r} is taken; not added")
+            else:
+                app.add_command(command)
 
 
 _task_commands()
+serve_cli.add_demo_options()
 
 
 def main() -> None:

@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import CONTEXT, COUNT, OUT_FILE, PATH, SEED, print_json, transactional
+from refbench.core.commands import (
+    CONTEXT,
+    COUNT,
+    DATA,
+    OUT_FILE,
+    SEED,
+    print_json,
+    transactional,
+)
 
 EXAMPLE = (
     "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
@@ -23,11 +31,11 @@ EXAMPLE = (
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
 @click.option("--task", required=True,
               help="kitmus, gap, knowref, winograd, altentities or tne (refbench ls tasks).")
-@click.option("--gold", type=PATH, required=True, help="Gold file, or a suite folder (KITMUS).")
-@click.option("--pred", type=PATH, required=True, multiple=True,
+@click.option("--gold", type=DATA, required=True, help="Gold file, or a suite folder (KITMUS).")
+@click.option("--pred", type=DATA, required=True, multiple=True,
               help="Prediction file or refbench run folder; more may follow (runs of one "
                    "system). In suite mode, one folder per system.")
-@click.argument("more", nargs=-1, type=PATH)
+@click.argument("more", nargs=-1, type=DATA)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fractions).")
 @click.option("--out", type=OUT_FILE, default=None,
               help="Write the result JSON with provenance (input of refbench report).")
@@ -37,9 +45,9 @@ EXAMPLE = (
 @click.option("--bootstrap", type=COUNT, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--switched-pred", type=PATH, default=None,
+@click.option("--switched-pred", type=DATA, default=None,
               help="KnowRef: predictions on the switched copy (consistency).")
-@click.option("--switched-gold", type=PATH, default=None,
+@click.option("--switched-gold", type=DATA, default=None,
               help="KnowRef: the switched gold (default: switched on the fly).")
 @click.option("--input", "input_type", default=None,
               help="AltEntities: the input type the predictions were made with (default: the "
@@ -72,15 +80,17 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     """
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances
-    from refbench.core.registry import TASKS
     from refbench.report.text import result_text
-    from refbench.tasks.base import Task, get_task
+    from refbench.tasks.lookup import get_task
     from refbench.tasks.scoring import evaluate_predictions
 
-    task = TASKS.canonical(task)
-    if plot is not None and type(get_task(task)).plot_result is Task.plot_result:
-        raise UsageError("--plot draws the TNE confusion heat-map; for other tasks use "
-                         "refbench evaluate --out R.json, then refbench report R.json --plot")
+    the_task = get_task(task)
+    figure = the_task.report.result_figure if the_task.report else ""
+    if plot is not None and not figure:
+        drawn = ", ".join(f"{t.title} {t.report.result_figure}" for t in _figure_tasks())
+        raise UsageError(f"--plot draws a task's figure of one result ({drawn}); for "
+                         f"{the_task.name} use refbench evaluate --out R.json, then refbench "
+                         "report R.json --plot")
     reader: dict[str, Any] = {}
     if input_type:
         reader["input_type"] = input_type
@@ -88,7 +98,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         reader["max_words"] = max_words
     preds = [*pred, *more]
     invalid = InvalidInstances() if skip_invalid else None
-    result = evaluate_predictions(task, gold, preds, systems=systems, split=split,
+    result = evaluate_predictions(the_task, gold, preds, systems=systems, split=split,
                                   bootstrap=bootstrap, seed=seed, switched_pred=switched_pred,
                                   switched_gold=switched_gold, reader_options=reader,
                                   on_invalid=invalid, allow_missing=allow_missing)
@@ -96,9 +106,9 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         result.update(invalid.report())
         if invalid:
             result.setdefault("warnings", []).append(invalid.summary())
-    if plot is not None:
-        get_task(task).plot_result(result, plot,
-                                   title=f"{result['system']} on {Path(str(gold)).name}")
+    if plot is not None and the_task.report is not None:
+        the_task.report.plot_result(result, plot,
+                                    title=f"{result['system']} on {Path(str(gold)).name}")
         click.echo(f"plot: {plot}", err=True)
     if out is not None:
         _write_result(result, out, gold=gold, preds=preds)
@@ -118,3 +128,10 @@ def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[
               "pred": [str(p) for p in preds if p.is_file()]}
     result["provenance"] = provenance(inputs)
     write_text_atomic(out, json_text(result, indent=2) + "\n")
+
+
+def _figure_tasks() -> list[Any]:
+    """The tasks that draw a figure of one result (``--plot``)."""
+    from refbench.tasks.lookup import tasks_with
+
+    return [t for t in tasks_with("report") if t.report and t.report.result_figure]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_DIR, PATH, print_json, transactional
+from refbench.core.commands import CONTEXT, DATA, OUT_DIR, print_json, transactional
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
@@ -24,7 +24,7 @@ def export() -> None:
     "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap  |  "
     "refbench export hf ../shared/data/winobias --out hf/winobias --format parquet. "
     "Then: datasets.load_dataset('hf/kitmus', 'background-pretrain_4ents', split='test')"))
-@click.argument("inputs", type=PATH, nargs=-1, required=True)
+@click.argument("inputs", type=DATA, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the dataset (and its card).")
 @click.option("--task", default=None, help="Task of the files (inferred when omitted).")
 @click.option("--input", "input_type", default=None,
@@ -43,9 +43,11 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
     body).
     """
     from refbench.export.hf import export_hf
+    from refbench.tasks.lookup import get_task
 
     reader = {"input_type": input_type} if input_type else None
-    summary = export_hf(list(inputs), out, task=task, reader_options=reader, fmt=fmt)
+    summary = export_hf(list(inputs), out, task=get_task(task) if task else None,
+                        reader_options=reader, fmt=fmt)
     if as_json:
         print_json(summary)
         return
@@ -59,7 +61,7 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
     "refbench export lm-eval --data kitmus-suite --out lm-kitmus  "
     "(then: lm_eval --model hf --model_args ARGS --include_path lm-tasks --tasks "
     "refbench_wsc273)"))
-@click.option("--data", "data", type=PATH, required=True,
+@click.option("--data", "data", type=DATA, required=True,
               help="A data file (any format refbench reads) or a KITMUS suite folder.")
 @click.option("--out", type=OUT_DIR, required=True, help="Task folder to write.")
 @click.option("--split", default="test", show_default=True,

@@ -1,11 +1,51 @@
-"""``refbench ls``: what is registered."""
+"""``refbench ls``: what is registered, and where each entry comes from (refbench itself, or
+the installed distribution whose entry point adds it)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from refbench.cli.common import CONTEXT, print_json
-from refbench.core.registry import ALL
+from refbench.core.commands import CONTEXT, print_json
+from refbench.core.registry import ALL, BUILTIN, Registry
+
+
+def listings() -> dict[str, list[Registry]]:
+    """Every listing ``ls`` shows, by name: refbench's own tables, then what the tasks add
+    (their listings capability; listings of one name are shown as one)."""
+    from refbench.tasks.lookup import tasks_with
+
+    out: dict[str, list[Registry]] = {name: [reg] for name, reg in ALL.items()}
+    for task in tasks_with("listings"):
+        assert task.listings is not None
+        for name in task.listings.targets:
+            out.setdefault(name, []).append(task.listings.load(name))
+    return out
+
+
+def _rows(name: str, regs: list[Registry]) -> list[dict[str, Any]]:
+    """One row per entry: its name (tasks and models with their version), summary, origin."""
+    from refbench.core.errors import RefbenchError
+
+    rows = []
+    for reg in regs:
+        for e in reg.entries():
+            row: dict[str, Any] = {"name": e.name, "summary": e.summary, "origin": e.origin}
+            if name in ("tasks", "models"):
+                try:
+                    obj = reg.load(e.name)
+                except RefbenchError as exc:  # a broken plugin: listed with its error
+                    row["error"] = exc.message
+                else:
+                    row["version"] = getattr(obj, "version", 1)
+                    # a task's card is the one source of its summary
+                    row["summary"] = str(getattr(obj, "summary", "") or "") or row["summary"]
+            rows.append(row)
+        for entry in reg.shadowed:
+            rows.append({"name": entry.name, "summary": "", "origin": entry.origin,
+                         "error": entry.broken(f"refbench already has {entry.name!r}")})
+    return rows
 
 
 @click.command("ls", context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench ls "
@@ -13,20 +53,26 @@ from refbench.core.registry import ALL
 @click.argument("kind", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def ls(kind: str | None, as_json: bool) -> None:
-    """List what is registered: variants, formats, resource layouts, tasks, metrics,
-    prediction formats. KIND limits the listing to one registry."""
+    """List what is registered: tasks and models (with their versions and, for plugins, the
+    distribution that adds them), prediction formats, and what the tasks add (metrics, KITMUS
+    variants, formats and resource layouts). KIND limits the listing to one of them."""
     from refbench.core.errors import UsageError
 
-    if kind is not None and kind not in ALL:
-        raise UsageError(f"unknown registry {kind!r}; choose from {', '.join(ALL)}")
-    chosen = {kind: ALL[kind]} if kind else ALL
+    found = listings()
+    if kind is not None and kind not in found:
+        raise UsageError(f"unknown registry {kind!r}; choose from {', '.join(found)}")
+    chosen = {kind: found[kind]} if kind else found
     if as_json:
-        print_json({k: [{"name": e.name, "summary": e.summary} for e in reg.entries()]
-                    for k, reg in chosen.items()})
+        print_json({k: _rows(k, regs) for k, regs in chosen.items()})
         return
-    for k, reg in chosen.items():
+    for k, regs in chosen.items():
         click.echo(f"{k}:")
-        for e in reg.entries():
-            click.echo(f"  {e.name:42s} {e.summary}")
-        for alias, target in reg.aliases().items():
-            click.echo(f"  {alias:42s} alias of {target}")
+        for row in _rows(k, regs):
+            name = f"{row['name']}.v{row['version']}" if "version" in row else row["name"]
+            origin = "" if row["origin"] == BUILTIN or "error" in row \
+                else f"  [from {row['origin']}]"
+            text = f"error: {row['error']}" if "error" in row else row["summary"]
+            click.echo(f"  {name:42s} {text}{origin}")
+        for reg in regs:
+            for alias, target in reg.aliases().items():
+                click.echo(f"  {alias:42s} alias of {target}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
+from refbench.core.commands import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
 
 EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.tex  |  refbench "
            "report --from-store --tag paper --format html --out results.html  |  refbench "
@@ -60,11 +60,18 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
             click.echo(f"note: left out {note}", err=True)
         if not data:
             raise UsageError("no runs in the results store match" if (run_ids or tag)
+                             else "every run in the results store covers only part of its "
+                             "data (--limit): nothing to tabulate" if skipped
                              else "the results store has no runs yet")
     elif results:
         from refbench.report.results import load_results
 
         data = load_results(results)
+        for r in data:
+            cov = r.get("data_coverage")
+            if isinstance(cov, dict):
+                click.echo(f"note: {r.get('_path')} covers {cov.get('n')} of {cov.get('of')} "
+                           f"instances of its data ({cov.get('by', '--limit')})", err=True)
     else:
         raise UsageError("give result files or run folders, or --from-store")
     text = build_tables(data, fmt=fmt, metric=metric, ci=ci, standalone=standalone)

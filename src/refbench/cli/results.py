@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import (
+from refbench.core.commands import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_DIR,
     PATH,
     POSITIVE,
@@ -46,6 +47,10 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     with Store(store, readonly=True) as st:
         rows = st.runs(limit=limit or None, task=task, tag=tag)
         path = st.path
+        for r in rows:  # a partial run (lm-eval --limit) says how much of its data it covers
+            cov = st.get(r["run_id"])["metrics"].get("data_coverage")
+            if isinstance(cov, dict):
+                r["data_coverage"] = cov
     if as_json:
         print_json(rows)
         return
@@ -57,7 +62,8 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     header = ["id", "created (UTC)", "system", "task", "data", "split", "n", "accuracy",
               "output folder", "tags"]
     body = [[str(r["run_id"]), r["created"].replace("+00:00", ""), r["system"] or r["model"],
-             r["task"], data_label(r["data"]), r["split"] or "-", str(r["n"]),
+             r["task"], data_label(r["data"]), r["split"] or "-",
+             f"{r['n']} of {r['data_coverage']['of']}" if "data_coverage" in r else str(r["n"]),
              "-" if r["accuracy"] is None else f"{r['accuracy']:.3f}", r["out_dir"] or "-",
              ",".join(r["tags"]) or "-"] for r in rows]
     click.echo(f"{len(rows)} run{'s' if len(rows) != 1 else ''} in {path} (newest first; "
@@ -121,7 +127,7 @@ def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
 def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
     """Record runs from their folders (metrics.json), e.g. after the store was locked or when
     results move to another project. A suite run folder adds each of its subtask runs."""
-    from refbench.runs.runner import record_run, run_folders
+    from refbench.runs.record import record_run, run_folders
     from refbench.runs.store import Store
 
     with Store(store) as st:
@@ -180,7 +186,7 @@ def results_import(source: Path, store: Path | None) -> None:
     "lm-eval --data kitmus-suite wrote; a suite run folder, as refbench run --data "
     "kitmus-suite writes)"))
 @click.argument("samples", type=PATH, nargs=-1, required=True)
-@click.option("--data", type=PATH, required=True,
+@click.option("--data", type=DATA, required=True,
               help="The data file, or the folder (KITMUS suite, release folder), the lm-eval "
                    "task or group was exported from.")
 @click.option("--split", default="test", show_default=True,
@@ -242,7 +248,10 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
         return
     lm = metrics["lm_eval"]
     acc = "-" if metrics.get("accuracy") is None else f"{metrics['accuracy']:.4f}"
-    click.echo(f"imported lm-eval {lm['model']} on {data}: {metrics['n']} instances, accuracy "
+    cov = metrics.get("data_coverage")
+    n = f"{metrics['n']} of {cov['of']} instances (partial: lm-eval --limit)" if cov else \
+        f"{metrics['n']} instances"
+    click.echo(f"imported lm-eval {lm['model']} on {data}: {n}, accuracy "
                f"{acc}" + (f", run {metrics['run_id']}" if "run_id" in metrics else "")
                + f" ({out})")
 

@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
-from refbench.cli.common import (
+from refbench.core.commands import (
     CONTEXT,
     COUNT,
+    DATA,
     OUT_DIR,
     PATH,
     POSITIVE,
@@ -31,7 +32,7 @@ RUN_EXAMPLE = (
 
 @click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
 @click.option("--model", "spec", required=True, help="Model name[:argument] (refbench ls models).")
-@click.option("--data", type=PATH, required=True,
+@click.option("--data", type=DATA, required=True,
               help="A data file of any supported task, or a KITMUS suite folder.")
 @click.option("--task", default=None, help="Task (inferred from the file when omitted).")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
@@ -79,29 +80,40 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
     from refbench.core.errors import UsageError
     from refbench.core.options import parse_key_values
     from refbench.models.base import check_model_options
+    from refbench.runs.record import RunSettings
     from refbench.runs.shards import parse_shard
+    from refbench.tasks.lookup import get_task
 
     options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
     part = parse_shard(shard)
     if part is not None and data.is_dir():
-        raise UsageError("--shard runs on a data file; shard each subtask file of a suite "
+        raise UsageError("--shard runs on a data file; shard each data file of a folder "
                          "(SUITE/<variant>/subtask_<n>_ents/<split>.jsonl)")
     if scheduler is not None and engine != "dask":
         raise UsageError("--scheduler is for --engine dask")
+    reader: dict[str, Any] = {} if data.is_dir() else trained_reader_options(spec)
+    if input_type:
+        reader["input_type"] = input_type
+    if max_words:
+        reader["max_words"] = max_words
+    settings = RunSettings(model=spec, model_options=options, reader_options=reader,
+                           limit=None if data.is_dir() else limit, system=system, shard=part,
+                           split=split)
     with contextlib.ExitStack() as stack:
         dask = None
         if engine == "dask":
             from refbench.runs.distributed import DaskEngine
 
             dask = stack.enter_context(DaskEngine(scheduler, spec, options))
-        _run(spec, data, task, split, limit, out, system, store, no_store, options,
-             input_type, max_words, skip_invalid, part, dask, as_json, quiet)
+        _run(settings, data, get_task(task) if task else None, out, store=store,
+             no_store=no_store, skip_invalid=skip_invalid, engine=dask, as_json=as_json,
+             quiet=quiet)
 
 
-def _run(spec: str, data: Path, task: str | None, split: str, limit: int | None, out: Path,
-         system: str | None, store: Path | None, no_store: bool, options: dict[str, Any],
-         input_type: str | None, max_words: int | None, skip_invalid: bool,
-         part: tuple[int, int] | None, engine: Any, as_json: bool, quiet: bool) -> None:
+def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
+         no_store: bool, skip_invalid: bool, engine: Any, as_json: bool, quiet: bool) -> None:
+    """One run (or folder run) of ``settings`` (a :class:`~refbench.runs.record.RunSettings`)
+    on ``data``, printed as a table or JSON."""
     from refbench.core.invalid import InvalidInstances
     from refbench.report.text import run_text, suite_run_text
     from refbench.runs.runner import run_model, run_suite
@@ -112,9 +124,9 @@ def _run(spec: str, data: Path, task: str | None, split: str, limit: int | None,
     for note in st.notes if st else ():
         click.echo(note, err=True)
     where = {"store": str(st.path)} if st else {}
+    progress = not quiet and not as_json
     if data.is_dir():
-        result = run_suite(spec, data, out, split=split, model_options=options, store=st,
-                           progress=not quiet and not as_json, system=system,
+        result = run_suite(settings, data, out, store=st, progress=progress,
                            on_invalid=invalid, task=task, engine=engine)
         _warn_skipped(invalid)
         if as_json:
@@ -122,15 +134,8 @@ def _run(spec: str, data: Path, task: str | None, split: str, limit: int | None,
         else:
             click.echo(suite_run_text(result))
         return
-    reader: dict[str, Any] = trained_reader_options(spec)
-    if input_type:
-        reader["input_type"] = input_type
-    if max_words:
-        reader["max_words"] = max_words
-    metrics = run_model(spec, data, out, task=task, model_options=options,
-                        reader_options=reader, limit=limit, store=st,
-                        progress=not quiet and not as_json, system=system,
-                        on_invalid=invalid, shard=part, engine=engine)
+    metrics = run_model(settings, data, out, task=task, store=st, progress=progress,
+                        on_invalid=invalid, engine=engine)
     _warn_skipped(invalid)
     for w in metrics.get("warnings", []):
         click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
@@ -173,8 +178,8 @@ TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_l
 @click.option("--model", "spec", default="cross-encoder", show_default=True,
               help="Trainable model: cross-encoder, or llm-loglik[:PATH] (a causal LM as a "
                    "ranker; default weights SmolLM2-135M).")
-@click.option("--data", type=PATH, required=True, help="Training data (any choice task).")
-@click.option("--dev", type=PATH, default=None,
+@click.option("--data", type=DATA, required=True, help="Training data (any choice task).")
+@click.option("--dev", type=DATA, default=None,
               help="Dev data for early stopping (default: 10% held out from --data, whole "
                    "questions where instances share one).")
 @click.option("--task", default=None, help="Task (inferred when omitted).")
@@ -235,6 +240,7 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
     from refbench.core.errors import UsageError
     from refbench.models.train import held_out_split, train_cross_encoder
     from refbench.tasks.choices import read_choices
+    from refbench.tasks.lookup import get_task
 
     name, _, argument = spec.partition(":")
     if name not in TRAINER_ONLY:
@@ -250,13 +256,14 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
     reader: dict[str, object] = {"input_type": input_type} if input_type else {}
     if max_words:
         reader["max_words"] = max_words
+    the_task = get_task(task) if task else None
     if augment:
-        from refbench.models.augment import switched_training_file
+        from refbench.models.augment import augmented_training_file
 
-        data = switched_training_file(data, task=task, work=out)
-    train = list(read_choices(data, task=task, options=reader))
+        data = augmented_training_file(data, task=the_task, work=out)
+    train = list(read_choices(data, task=the_task, options=reader))
     if dev is not None:
-        dev_set = list(read_choices(dev, task=task, options=reader))
+        dev_set = list(read_choices(dev, task=the_task, options=reader))
     else:
         train, dev_set = held_out_split(train, seed=seed)
     if name == "llm-loglik":

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH
+from refbench.core.commands import CONTEXT, DATA, PATH
 
 EXAMPLE = (
     "Examples: refbench serve kitmus-suite --runs runs  |  refbench serve "
@@ -15,7 +15,7 @@ EXAMPLE = (
 
 
 @click.command("serve", context_settings=CONTEXT, epilog=EXAMPLE)
-@click.argument("data", nargs=-1, type=PATH)
+@click.argument("data", nargs=-1, type=DATA)
 @click.option("--runs", "run_dirs", multiple=True, type=PATH,
               help="Run folders (refbench run --out) or TNE prediction files; repeatable. "
                    "Every run in the store is shown as well.")
@@ -23,8 +23,6 @@ EXAMPLE = (
               help="Results store (default: refbench's default store).")
 @click.option("--index-dir", type=PATH, default=None,
               help="Where the search index is kept (default: web-index/ beside the store).")
-@click.option("--tne-model", type=PATH, default=None,
-              help="A TNE model folder (refbench tne train) for the TNE demo page.")
 @click.option("--study", "studies", multiple=True, type=PATH,
               help="A study file (refbench study create) to mount under /study/; repeatable. "
                    "Its annotator and admin links are printed.")
@@ -39,10 +37,11 @@ EXAMPLE = (
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--no-warm", is_flag=True, help="Index datasets on first visit, not at start.")
 def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None,
-          index_dir: Path | None, tne_model: Path | None, studies: tuple[Path, ...], host: str,
-          trusted_hosts: tuple[str, ...], expose_data: bool, port: int, no_warm: bool) -> None:
+          index_dir: Path | None, studies: tuple[Path, ...], host: str,
+          trusted_hosts: tuple[str, ...], expose_data: bool, port: int, no_warm: bool,
+          **demo_models: Path | None) -> None:
     """Explore datasets, inspect model outputs side by side, compare runs with paired
-    significance tests, read the leaderboard, and try the TNE demo, in a local web app.
+    significance tests, read the leaderboard, and try the tasks' demos, in a local web app.
 
     DATA: data files of any task refbench reads, KITMUS suite folders, or folders holding
     them. Each is indexed once (full-text search, slices) and the index is reused while the
@@ -50,7 +49,31 @@ def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None
     """
     from refbench.web.serve import serve_app
 
+    models = {task: given for task in _demo_tasks()
+              if (given := demo_models.get(_param(task))) is not None}
     serve_app(list(data), run_dirs=list(run_dirs), store=store, index_dir=index_dir,
-              tne_model=tne_model, host=host, port=port, warm=not no_warm,
+              demo_models=models, host=host, port=port, warm=not no_warm,
               studies=list(studies), trusted_hosts=list(trusted_hosts),
               expose_data=expose_data)
+
+
+def _param(task: str) -> str:
+    return f"demo_model_{task}"
+
+
+def _demo_tasks() -> dict[str, str]:
+    """Task name -> the option naming its demo's model folder (``--tne-model``)."""
+    from refbench.tasks.lookup import tasks_with
+
+    return {t.name: t.demo.model_option for t in tasks_with("demo")
+            if t.demo is not None and t.demo.model_option}
+
+
+def add_demo_options() -> None:
+    """One ``--<model_option>`` per task demo that takes a model (the tasks say which)."""
+    from refbench.tasks.lookup import tasks_with
+
+    for t in tasks_with("demo"):
+        if t.demo is not None and t.demo.model_option:
+            serve.params.append(click.Option([f"--{t.demo.model_option}", _param(t.name)],
+                                             type=PATH, default=None, help=t.demo.model_help))

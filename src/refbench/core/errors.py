@@ -15,6 +15,7 @@ E_RESOURCE = 200  # a resource file is malformed or insufficient
 E_TEMPLATE = 201  # a template is malformed or lacks a slot
 E_OUTPUT = 300  # an output folder is not usable
 E_INPUT = 400  # an input data file is malformed
+E_DOWNLOAD = 500  # a download failed or does not match its pinned checksum (refbench data get)
 
 
 class RefbenchError(Exception):

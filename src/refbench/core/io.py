@@ -31,15 +31,13 @@ from refbench.core.inputs import (
     read_lines,
     read_text,
 )
+from refbench.core.output_checks import check_output_dir, check_output_file, output_error
 from refbench.core.outputs import (
     LineWriter,
     atomic_path,
     atomic_write,
-    check_output_dir,
-    check_output_file,
     commit_output_dir,
     discard_output_dir,
-    output_error,
     output_group,
     prepare_output_dir,
     torch_save_atomic,

@@ -62,3 +62,14 @@ def provenance(inputs: dict[str, list[str]]) -> dict[str, Any]:
         "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
     }
+
+
+def refbench_bibtex(version: str) -> str:
+    """How to cite refbench itself (every datasheet and exported card cites it beside the
+    benchmark's paper)."""
+    return ("@software{refbench,\n"
+            "    title = {refbench: a toolkit for knowledge-intensive reference resolution},\n"
+            "    author = {{refbench contributors}},\n"
+            f"    version = {{{version}}},\n"
+            "    note = {KITMUS suite generator, readers, models and scorers},\n"
+            "}")

@@ -44,12 +44,14 @@ def _int_text(minimum: int | None, maximum: int | None) -> str:
 
 
 def check_int(value: Any, name: str, where: Where, *, min: int | None = None,
-              max: int | None = None, numeric_text: bool = False) -> int:
-    """``value`` as an int (a bool is not one; ``numeric_text`` also accepts ``"3"``)."""
+              max: int | None = None, numeric_text: bool = False, exact: bool = False) -> int:
+    """``value`` as an int (a bool is not one; ``numeric_text`` also accepts ``"3"``; a whole
+    float such as ``2.0`` is accepted unless ``exact``: spans and indices that refbench itself
+    writes as integers are ``exact``, so a file that writes them otherwise is refused)."""
     result: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         result = value
-    elif isinstance(value, float) and value.is_integer():
+    elif isinstance(value, float) and value.is_integer() and not exact:
         result = int(value)
     elif numeric_text and isinstance(value, str) and value.strip().lstrip("-").isdigit():
         result = int(value.strip())
@@ -111,7 +113,7 @@ class Record:
         return default
 
     def integer(self, key: str, default: Any = _MISSING, *, min: int | None = None,
-            max: int | None = None, numeric_text: bool = False) -> Any:
+            max: int | None = None, numeric_text: bool = False, exact: bool = False) -> Any:
         value = self.raw(key, default)
         if value is default and default is not _MISSING:
             return default
@@ -119,7 +121,7 @@ class Record:
                                                                       or value <= max):
             return value  # the common case, without building a field name
         return check_int(value, self.name(key), self.where, min=min, max=max,
-                         numeric_text=numeric_text)
+                         numeric_text=numeric_text, exact=exact)
 
     def number(self, key: str, default: Any = _MISSING) -> Any:
         value = self.raw(key, default)

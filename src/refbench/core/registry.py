@@ -1,17 +1,36 @@
 """A lazy registry: names map to ``"module:attribute"`` strings, imported only when used.
 
-Nothing registers itself by import side effect; the tables below are the single place where
-names are declared, so ``refbench ls`` can list everything without importing heavy modules.
+Nothing registers itself by import side effect. refbench's own names are declared in the
+tables below; other installed distributions add theirs through entry points (the group named
+by each registry: ``refbench.tasks``, ``refbench.models``), read when a name is first looked
+up and loaded only when used. ``refbench ls`` lists both and says where each comes from. A
+plugin that cannot be loaded, or that takes a name refbench already has, is one error line
+(:class:`PluginError`) for the command that uses it, never a broken command line.
+
+Names may carry a version (``kitmus.v1``): the loaded object's ``version`` must match.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import re
+import sys
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
-from refbench.core.errors import UsageError
+from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+
+BUILTIN = "refbench"
+_VERSIONED = re.compile(r"^(.+)\.v(\d+)$")
+
+
+class PluginError(RefbenchError):
+    """A plugin's entry point that cannot be loaded (or is not what its group expects)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=E_USAGE)
 
 
 @dataclass(frozen=True)
@@ -19,139 +38,129 @@ class Entry:
     name: str
     target: str  # "package.module:attribute"
     summary: str
+    origin: str = BUILTIN  # the distribution that provides it ("name version" for plugins)
 
     def load(self) -> Any:
         module_name, _, attr = self.target.partition(":")
-        module = importlib.import_module(module_name)
-        obj: Any = module
-        for part in attr.split("."):
-            obj = getattr(obj, part)
+        try:
+            module = importlib.import_module(module_name)
+            obj: Any = module
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except Exception as exc:  # a plugin's import may fail in any way: one line for it
+            if self.origin == BUILTIN:
+                raise
+            raise PluginError(self.broken(f"{type(exc).__name__}: {exc}")) from None
         if isinstance(obj, dict) and self.name in obj:
             return obj[self.name]
         return obj
 
+    def broken(self, why: str) -> str:
+        """The one line that says this plugin entry cannot be used, and why."""
+        return (f"plugin {self.origin}: entry point {self.name} = {self.target} cannot be "
+                f"used: {why}")
+
 
 class Registry:
-    """A named, ordered collection of lazy entries with "did you mean" lookups."""
+    """A named, ordered collection of lazy entries with "did you mean" lookups; ``group``:
+    the entry-point group other distributions register in (None: refbench's names only)."""
 
-    def __init__(self, kind: str, entries: list[Entry], aliases: dict[str, str] | None = None):
+    def __init__(self, kind: str, entries: list[Entry], aliases: dict[str, str] | None = None,
+                 *, group: str | None = None):
         self.kind = kind
+        self.group = group
         self._entries = {e.name: e for e in entries}
         self._aliases = dict(aliases or {})
+        self._plugins: dict[str, Entry] | None = None
+        self.shadowed: list[Entry] = []  # plugin entries that take a refbench name
+
+    def plugins(self) -> dict[str, Entry]:
+        """The entries installed distributions add (read once per process)."""
+        if self._plugins is None:
+            self._plugins = {}
+            for ep in entry_points(self.group) if self.group else []:
+                dist = getattr(ep, "dist", None)
+                origin = f"{dist.name} {dist.version}" if dist is not None else "unknown"
+                entry = Entry(ep.name, ep.value, "", origin)
+                if ep.name in self._entries or ep.name in self._aliases:
+                    self.shadowed.append(entry)
+                else:
+                    self._plugins.setdefault(ep.name, entry)
+        return self._plugins
+
+    def _all(self) -> dict[str, Entry]:
+        return {**self._entries, **self.plugins()}
 
     def names(self) -> list[str]:
-        return list(self._entries)
+        return list(self._all())
 
     def entries(self) -> list[Entry]:
-        return list(self._entries.values())
+        return list(self._all().values())
 
     def aliases(self) -> dict[str, str]:
         return dict(self._aliases)
 
     def canonical(self, name: str) -> str:
-        if name in self._entries:
+        entries = self._all()
+        if name in entries:
             return name
         if name in self._aliases:
             return self._aliases[name]
-        known = [*self._entries, *self._aliases]
+        versioned = _VERSIONED.match(name)
+        if versioned and (versioned.group(1) in entries or versioned.group(1) in self._aliases):
+            return self.canonical(versioned.group(1))
+        known = [*entries, *self._aliases]
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise UsageError(
-            f"unknown {self.kind} {name!r}.{hint} Registered: {', '.join(self._entries)}"
+            f"unknown {self.kind} {name!r}.{hint} Registered: {', '.join(entries)}"
         )
 
     def get(self, name: str) -> Entry:
-        return self._entries[self.canonical(name)]
+        return self._all()[self.canonical(name)]
+
+    def load(self, name: str) -> Any:
+        """The object ``name`` names; a versioned name (``kitmus.v1``) must match its
+        ``version``."""
+        obj = self.get(name).load()
+        versioned = _VERSIONED.match(name)
+        if versioned and name not in self._all():
+            have = getattr(obj, "version", None)
+            if have != int(versioned.group(2)):
+                raise UsageError(f"{self.kind} {versioned.group(1)!r} is at version {have} "
+                                 f"here, not {versioned.group(2)} (refbench ls {self.kind}s)")
+        return obj
+
+
+def entry_points(group: str) -> list[metadata.EntryPoint]:
+    """The entry points of ``group`` in every installed distribution (on ``sys.path``)."""
+    try:
+        return sorted(metadata.entry_points(group=group), key=lambda ep: ep.name)
+    except Exception as exc:  # a distribution's metadata that cannot be read
+        print(f"warning: cannot read installed plugins ({group}): {exc}", file=sys.stderr)
+        return []
 
 
 # -- the tables -----------------------------------------------------------------------------
 
-_K = "refbench.tasks.kitmus.variants"
-
-KITMUS_VARIANTS = Registry(
-    "KITMUS variant",
-    [
-        Entry("background-pretrain", f"{_K}:VARIANTS",
-              "background knowledge only in model parameters; real occupations and situations"),
-        Entry("background-pretrain-no-noise", f"{_K}:VARIANTS",
-              "background-pretrain without the location noise sentence"),
-        Entry("background-both", f"{_K}:VARIANTS",
-              "background knowledge in parameters and in the knowledge text"),
-        Entry("background-inference-real-charfict",
-              f"{_K}:VARIANTS",
-              "only in the knowledge text; real occupations, character-level fictional situations"),
-        Entry("background-inference-real-wordfict",
-              f"{_K}:VARIANTS",
-              "only in the knowledge text; real occupations, word-level fictional situations"),
-        Entry("background-inference-charfict-real",
-              f"{_K}:VARIANTS",
-              "only in the knowledge text; fictional occupations, real situations"),
-        Entry("background-inference-charfict-charfict",
-              f"{_K}:VARIANTS",
-              "only in the knowledge text; fictional occupations and char-fictional situations"),
-        Entry("background-inference-charfict-wordfict",
-              f"{_K}:VARIANTS",
-              "only in the knowledge text; fictional occupations and word-fictional situations"),
-    ],
-    aliases={
-        "background-train": "background-pretrain",
-        "background-train-no-noise": "background-pretrain-no-noise",
-        **{
-            f"background-train-inference-{s}": f"background-inference-{s}"
-            for s in ("real-charfict", "real-wordfict", "charfict-real", "charfict-charfict",
-                      "charfict-wordfict")
-        },
-    },
-)
-
-_F = "refbench.tasks.kitmus.writers"
-
-KITMUS_FORMATS = Registry(
-    "KITMUS output format",
-    [
-        Entry("conll", f"{_F}:write_conll", "CoNLL-2012 .v4_gold_conll (POS, all mentions)"),
-        Entry("jsonlines", f"{_F}:write_jsonlines", "e2e-coref .jsonlines (doc_key, clusters)"),
-        Entry("tsv", f"{_F}:write_gap", "GAP .tsv (2-entity subtask, views with a pronoun)"),
-        Entry("txt", f"{_F}:write_txt", "plain text: id line, text line, blank line"),
-        Entry("jsonl", "refbench.tasks.kitmus.native:instance_to_json",
-              "refbench native JSONL, one instance per line with every field"),
-    ],
-)
-
-RESOURCE_LAYOUTS = Registry(
-    "KITMUS resource layout",
-    [
-        Entry("refbench", "refbench.tasks.kitmus.resources:load_native",
-              "refbench's own layout (the built-in pools use it)"),
-        Entry("official", "refbench.tasks.kitmus.official:load_official",
-              "the official KITMUS resource folder (tuple literals parsed safely)"),
-    ],
-)
-
 _T = "refbench.tasks"
 
 # One line per benchmark: its folder's task.py holds TASK, a refbench.tasks.base.Task that every
-# layer asks what it needs (formats, metrics, tables, web pages, study kinds).
+# layer asks what it needs; its title, summary, version, licence and citation are in the folder's
+# card.toml (refbench.tasks.card), the one source ``refbench ls`` and the exports read.
 TASKS = Registry(
     "task",
     [
-        Entry("kitmus", f"{_T}.kitmus.task:TASK",
-              "KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices, intervals"),
-        Entry("gap", f"{_T}.gap.task:TASK",
-              "GAP: the official gap_scorer metrics, plus singular they and neopronouns"),
-        Entry("knowref", f"{_T}.knowref.task:TASK",
-              "KnowRef: knowref_test.json (bracketed pronoun) and substitution TSVs; accuracy"),
-        Entry("winograd", f"{_T}.winograd.task:TASK",
-              "Winograd-style JSONL (WSC273, WinoGrande): blank and two options; accuracy"),
-        Entry("altentities", f"{_T}.altentities.task:TASK",
-              "AltEntities: indirect expressions choosing between two entities; accuracy"),
-        Entry("tne", f"{_T}.tne.task:TASK",
-              "TNE: labeled/unlabeled P/R/F1 over NP pairs, IPrep/UPrep-Acc, breakdowns"),
-        Entry("winogender", f"{_T}.winogender.task:TASK",
-              "Winogender: occupation or participant; by gender, flips, gotchas, correlation"),
-        Entry("winobias", f"{_T}.winobias.task:TASK",
-              "WinoBias: Pro / Anti / Avg / Diff per type; MUC/B3/CEAF-e on its CoNLL files"),
+        Entry("kitmus", f"{_T}.kitmus.task:TASK", ""),
+        Entry("gap", f"{_T}.gap.task:TASK", ""),
+        Entry("knowref", f"{_T}.knowref.task:TASK", ""),
+        Entry("winograd", f"{_T}.winograd.task:TASK", ""),
+        Entry("altentities", f"{_T}.altentities.task:TASK", ""),
+        Entry("tne", f"{_T}.tne.task:TASK", ""),
+        Entry("winogender", f"{_T}.winogender.task:TASK", ""),
+        Entry("winobias", f"{_T}.winobias.task:TASK", ""),
     ],
+    group="refbench.tasks",
 )
 
 _M = "refbench.models"
@@ -177,46 +186,24 @@ MODELS = Registry(
         Entry("coref-output", f"{_M}.coref:CorefOutputModel",
               "an external coreference system's output as a model (coref-output:PATH)"),
     ],
-)
-
-METRICS = Registry(
-    "metric",
-    [
-        Entry("kitmus.antecedent_f1", "refbench.tasks.kitmus.evaluate:score",
-              "micro P/R/F1 over candidate-pronoun link decisions (task text)"),
-        Entry("kitmus.pronoun_accuracy", "refbench.tasks.kitmus.evaluate:score",
-              "instance correct iff the linked set is exactly the correct candidate"),
-        Entry("kitmus.task_specific_accuracy", "refbench.tasks.kitmus.evaluate:score",
-              "KnowRef: correct / (correct + incorrect), with the decision breakdown"),
-        Entry("gap.f1", "refbench.tasks.gap.score:score_gap",
-              "GAP P/R/F1 overall, masculine, feminine; bias F/M"),
-    ],
+    group="refbench.models",
 )
 
 PREDICTION_FORMATS = Registry(
     "prediction format",
     [
-        Entry("jsonlines", "refbench.tasks.kitmus.predictions:read_predictions",
-              "e2e-coref output (predicted_clusters, else clusters)"),
-        Entry("conll", "refbench.tasks.kitmus.predictions:read_predictions",
-              "CoNLL-2012 with a predicted coreference column"),
-        Entry("gap", "refbench.tasks.kitmus.predictions:read_predictions",
-              "GAP TSV: 11 or 9 columns with header, or the scorer's 3 columns without"),
-        Entry("answers", "refbench.tasks.kitmus.predictions:read_predictions",
-              "refbench answers JSONL: {id, answer: index or name, scores}"),
         Entry("run", "refbench.tasks.answers:prediction_file",
-              "a refbench run folder (its predictions.jsonl), or a suite run folder: any task"),
+              "a refbench run folder (its predictions.jsonl), or a folder run's --out: any task"),
         Entry("lst", "refbench.tasks.answers:read_choice_answers",
               "WinoGrande leaderboard .lst: one 1-based option number per gold line"),
     ],
 )
 
+#: What ``refbench ls`` lists of refbench's own tables; tasks add theirs (``Task.listings``:
+#: KITMUS variants, formats and resource layouts, the metrics and prediction formats tasks
+#: score).
 ALL = {
     "models": MODELS,
     "tasks": TASKS,
-    "metrics": METRICS,
     "prediction-formats": PREDICTION_FORMATS,
-    "variants": KITMUS_VARIANTS,
-    "formats": KITMUS_FORMATS,
-    "resource-layouts": RESOURCE_LAYOUTS,
 }

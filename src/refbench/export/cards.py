@@ -1,42 +1,8 @@
-"""What a dataset card says about a benchmark: name, licence (a Hub identifier), how it was
-annotated, and what to cite. The task knows it (``Task.pretty_name``, ``licence``,
-``citation``, ``bibtex``, ``source``, ``source_datasets``, ``annotations_creators``,
-``card_notes``); this module only reads it, so a task added later brings its own card. A task
-that records no licence gets a card that says the licence is unknown rather than guessing one.
-
-Licences follow the releases (see ``../shared/data/README.md``): CC BY-SA data stays
-share-alike in any export.
-"""
+"""The Hub's size buckets for a dataset card. What a card says of a benchmark (name, licence,
+how it was annotated, what to cite) is the task's own card, :mod:`refbench.tasks.card`: one data
+file in the task's folder, the one source every export reads."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-
-from refbench.tasks.base import Task
-
-
-@dataclass(frozen=True)
-class Card:
-    pretty_name: str
-    license: str  # a Hugging Face Hub licence identifier
-    annotations_creators: tuple[str, ...]
-    source: str  # where the release comes from
-    citation: str
-    notes: str = ""
-    bibtex: str = ""
-    source_datasets: tuple[str, ...] = ("original",)
-
-
-UNKNOWN_NOTE = "The licence is not recorded in refbench: state it before publishing."
-
-
-def card_for(task: Task) -> Card:
-    """The card of ``task``, from its class attributes."""
-    return Card(task.pretty_name or task.title or task.name, task.licence or "unknown",
-                tuple(task.annotations_creators), task.source or "unknown",
-                task.citation or "See the benchmark's paper.",
-                task.card_notes or ("" if task.licence else UNKNOWN_NOTE),
-                task.bibtex, tuple(task.source_datasets))
 
 
 def size_category(n: int) -> str:

@@ -6,17 +6,18 @@ with the features of the config's rows) and a ``README.md`` dataset card. The ca
 declares the configurations (``configs``: ``data_files`` per split, one ``default: true``), the
 licence, the task and size categories and ``dataset_info`` (features and split sizes, inferred
 by ``datasets`` from the rows themselves, so the header always matches the files); its body is
-the datasheet. Nothing here names a task: the card's facts are the task's class attributes
-(:func:`refbench.export.cards.card_for`), and the rows are
+the datasheet. Nothing here names a task: the card's facts are the task's card
+(:mod:`refbench.tasks.card`), and the rows are
 
-- for a data file: the task's own rows (:meth:`Task.hf_rows`: TNE's documents in the release's
-  field names), else its choice instances as refbench reads them (the corrected gold,
+- for a data file: the task's own rows (its export capability's
+  :meth:`~refbench.tasks.capabilities.HfExport.rows`: TNE's documents in the release's field
+  names), else its choice instances as refbench reads them (the corrected gold,
   candidates with their character spans; the task-specific ``metadata`` as a JSON string so
   every row has one schema);
-- for a folder taken whole (:meth:`Task.hf_folder`: a KITMUS suite, one config per subtask
-  whose rows are the native JSONL lines byte for byte; the Winogender release; WinoBias, one
-  config per type and stereotype): the configs and splits the task names, each file's rows as
-  above.
+- for a folder taken whole (:meth:`~refbench.tasks.capabilities.HfExport.folder`: a KITMUS
+  suite, one config per subtask whose rows are the native JSONL lines byte for byte; the
+  Winogender release; WinoBias, one config per type and stereotype): the configs and splits
+  the task names, each file's rows as above.
 
 Several files of one task are the splits of one config (``dev.tsv``, ``test.tsv``, ...).
 """
@@ -31,12 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.inputs import binary_lines, format_name
+from refbench.core.inputs import format_name, parse_json_line, read_lines
 from refbench.core.io import atomic_path, atomic_write, sha256_file, write_text_atomic
 from refbench.core.types import ChoiceInstance
-from refbench.export.cards import Card, card_for, size_category
+from refbench.export.cards import size_category
+from refbench.export.folder import export_folder as export_into
 from refbench.tasks.base import Task
-from refbench.tasks.hf_parts import HfFolder
+from refbench.tasks.card import Card
+from refbench.tasks.hf_parts import HfFolder, HfPart
 
 SPLIT_ORDER = ("train", "validation", "dev", "test", "ood")
 FORMATS = ("jsonl", "parquet")
@@ -55,7 +58,7 @@ def choice_row(inst: ChoiceInstance) -> dict[str, Any]:
                                    default=str)}
 
 
-def file_task(path: Path, task: str | None) -> str:
+def file_task(path: Path, task: Task | None) -> Task:
     """The task of a data file: ``task`` when given, else the one whose sniffer claims it
     (document tasks included)."""
     if task:
@@ -65,12 +68,10 @@ def file_task(path: Path, task: str | None) -> str:
     return infer_task(path, kinds=None)
 
 
-def file_rows(path: Path, task: str, reader_options: dict[str, Any] | None) -> Rows:
-    """The rows of one data file: the task's own (:meth:`Task.hf_rows`), else its choice
-    instances."""
-    from refbench.tasks.base import get_task
-
-    own = get_task(task).hf_rows(path)
+def file_rows(path: Path, task: Task, reader_options: dict[str, Any] | None) -> Rows:
+    """The rows of one data file: the task's own (its export capability's
+    :meth:`~refbench.tasks.capabilities.HfExport.rows`), else its choice instances."""
+    own = task.export.rows(path) if task.export is not None else None
     if own is not None:
         return list(own)
     from refbench.tasks.choices import read_choices
@@ -78,11 +79,9 @@ def file_rows(path: Path, task: str, reader_options: dict[str, Any] | None) -> R
     return [choice_row(i) for i in read_choices(path, task=task, options=reader_options)]
 
 
-def split_name(path: Path, task: str) -> str:
+def split_name(path: Path, task: Task) -> str:
     """The split a file becomes: the task's reading of it, else the file's name."""
-    from refbench.tasks.base import get_task
-
-    split = get_task(task).infer_split(path)
+    split = task.infer_split(path)
     if split:
         return split
     return format_name(path).split(".")[0].replace("-", "_")
@@ -126,42 +125,49 @@ class _Config:
 def _write_rows(out: Path, rel: str, rows: Rows) -> None:
     with atomic_write(out / rel) as fh:
         for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _native_lines(src: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The file's JSON lines (blank lines dropped), each with its row."""
-    for raw in binary_lines(src):
-        line = raw.decode("utf-8").strip()
+def _native_lines(part: HfPart) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The file's JSON lines (blank lines dropped), each with its row, checked as every other
+    reader checks them (UTF-8, one JSON object per line: one error naming the file and line)
+    and by the part's own record check (the task's reader: what ``export lm-eval`` and
+    ``run`` accept), so that a file ``run`` refuses is never exported."""
+    for number, text in read_lines(part.file):
+        line = text.strip()
         if line:
-            yield line, json.loads(line)
+            row = parse_json_line(line, path=part.file, number=number)
+            if part.check is not None:
+                part.check(row, part.file, number)
+            yield line, row
 
 
-def _copy_native(src: Path, out: Path, rel: str) -> Rows:
+def _copy_native(part: HfPart, out: Path, rel: str) -> Rows:
     """The file's JSON lines, copied byte for byte (blank lines dropped), and their rows."""
     rows: Rows = []
     with atomic_write(out / rel) as fh:
-        for line, row in _native_lines(src):
+        for line, row in _native_lines(part):
             fh.write(line + "\n")
             rows.append(row)
     return rows
 
 
-def folder_task(path: Path, task: str | None) -> tuple[str, HfFolder]:
-    """The task that takes the folder whole (:meth:`Task.hf_folder`), and its parts."""
-    from refbench.tasks.base import all_tasks, get_task
+def folder_task(path: Path, task: Task | None) -> tuple[Task, HfFolder]:
+    """The task that takes the folder whole (its export capability's
+    :meth:`~refbench.tasks.capabilities.HfExport.folder`), and its parts."""
+    from refbench.tasks.lookup import tasks_with
 
-    tasks = [get_task(task)] if task else all_tasks()
-    for t in tasks:
-        folder = t.hf_folder(path)
+    takers = tasks_with("export")
+    for t in [task] if task else takers:
+        folder = t.export.folder(path) if t.export is not None else None
         if folder is not None:
-            return t.name, folder
-    takers = [t.name for t in all_tasks() if type(t).hf_folder is not Task.hf_folder]
+            return t, folder
+    takers = [t for t in takers if t.folder is not None]
     raise RefbenchError("no task exports this folder; give data files, or a release folder "
-                        f"of {', '.join(takers)}", path=path)
+                        f"of {', '.join(t.name for t in takers)}", path=path)
 
 
-def export_folder(path: Path, folder: HfFolder, out: Path, task: str,
+def export_folder(path: Path, folder: HfFolder, out: Path, task: Task,
                   reader_options: dict[str, Any] | None, fmt: str = "jsonl"
                   ) -> tuple[list[_Config], dict[str, str | None]]:
     """One config per ``HfPart.config`` (in order of first appearance); the sources: an
@@ -178,9 +184,9 @@ def export_folder(path: Path, folder: HfFolder, out: Path, task: str,
         rel = f"data/{cfg.name}/{part.split}.{fmt}"
         if part.native:
             if fmt == "jsonl":
-                rows = _copy_native(part.file, out, rel)
+                rows = _copy_native(part, out, rel)
             else:
-                rows = [row for _, row in _native_lines(part.file)]
+                rows = [row for _, row in _native_lines(part)]
             sources[rel.removeprefix("data/")] = \
                 sha256_file(out / rel) if fmt == "jsonl" else None
         else:
@@ -195,11 +201,11 @@ def export_folder(path: Path, folder: HfFolder, out: Path, task: str,
     return list(configs.values()), sources
 
 
-def export_files(paths: Sequence[Path], out: Path, task: str | None,
+def export_files(paths: Sequence[Path], out: Path, task: Task | None,
                  reader_options: dict[str, Any] | None, fmt: str = "jsonl"
-                 ) -> tuple[list[_Config], str]:
+                 ) -> tuple[list[_Config], Task]:
     tasks = {p: file_task(p, task) for p in paths}
-    if len(set(tasks.values())) > 1:
+    if len({t.name for t in tasks.values()}) > 1:
         raise UsageError("export the files of one task at a time: "
                          + ", ".join(f"{p.name} is {t}" for p, t in tasks.items()))
     the_task = next(iter(tasks.values()))
@@ -242,7 +248,7 @@ def card_header(configs: list[_Config], card: Card, licence: str) -> dict[str, A
         "pretty_name": card.pretty_name,
         "license": licence,
         "language": ["en"],
-        "task_categories": ["token-classification"],
+        "task_categories": list(card.task_categories),
         "task_ids": ["coreference-resolution"],
         "annotations_creators": list(card.annotations_creators),
         "size_categories": [size_category(total)],
@@ -291,29 +297,35 @@ def _body(title: str, card: Card, licence: str, configs: list[_Config],
     return "\n".join(lines)
 
 
-def export_hf(inputs: Sequence[Path], out: Path, *, task: str | None = None,
+def export_hf(inputs: Sequence[Path], out: Path, *, task: Task | None = None,
               reader_options: dict[str, Any] | None = None,
               fmt: str = "jsonl") -> dict[str, Any]:
-    """Write the export to ``out``; returns a summary. (The command runs it as one output
-    group: on a failure nothing is left half-written.)"""
+    """Write the export to ``out``; returns a summary. Everything is written into a temporary
+    sibling folder that replaces ``out`` whole at the end (:mod:`refbench.export.folder`): a
+    failed or killed export never leaves a folder that looks complete, nor stale files."""
     if not inputs:
         raise UsageError("give a KITMUS suite folder or data files")
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-    from refbench.tasks.base import get_task
+    with export_into(out, "hf", inputs=[(p, "INPUTS") for p in inputs]) as tmp:
+        summary = _export(inputs, tmp, task=task, reader_options=reader_options, fmt=fmt)
+    return {"out": str(out), **summary}
 
+
+def _export(inputs: Sequence[Path], out: Path, *, task: Task | None,
+            reader_options: dict[str, Any] | None, fmt: str) -> dict[str, Any]:
     if len(inputs) == 1 and inputs[0].is_dir():
         the_task, folder = folder_task(inputs[0], task)
         configs, exported = export_folder(inputs[0], folder, out, the_task, reader_options, fmt)
-        card = card_for(get_task(the_task))
-        licence, datasheet = folder.licence or card.license, folder.datasheet
+        card = the_task.card
+        licence, datasheet = folder.licence or card.licence, folder.datasheet
     else:
         for p in inputs:
             if p.is_dir():
                 raise UsageError(f"{p} is a folder: give one release folder, or files")
         configs, the_task = export_files(inputs, out, task, reader_options, fmt)
-        card = card_for(get_task(the_task))
-        licence, datasheet = card.license, None
+        card = the_task.card
+        licence, datasheet = card.licence, None
         exported = {p.name: sha256_file(p) for p in inputs}
     if fmt == "parquet":
         write_parquet(out, configs)
@@ -321,5 +333,5 @@ def export_hf(inputs: Sequence[Path], out: Path, *, task: str | None = None,
     header = card_header(configs, card, licence)
     body = _body(card.pretty_name, card, licence, configs, sources, datasheet)
     write_text_atomic(out / "README.md", render_card(header, body))
-    return {"out": str(out), "task": the_task, "license": licence, "format": fmt,
+    return {"task": the_task.name, "license": licence, "format": fmt,
             "configs": {c.name: {s: c.counts[s] for s in _ordered(c.counts)} for c in configs}}

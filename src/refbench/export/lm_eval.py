@@ -20,21 +20,22 @@ refbench run and an lm-eval run of the same data can be matched instance by inst
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import sha256_file, write_text_atomic
-from refbench.core.types import ChoiceInstance
-from refbench.models.llm import SMOLLM2_FILE, scoring_requests, smollm2_dir
-from refbench.tasks.base import Task, all_tasks
+from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+from refbench.models.lm_eval_docs import (
+    folder_tasks,
+    lm_eval_doc,
+    task_name,
+)
+from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
 
-PREFIX = "refbench_"
 SPLIT_NAMES = ("test", "train", "dev", "validation", "val")
 UTILS = '''"""Loads refbench's exported documents from beside this file (written by refbench)."""
 
@@ -53,91 +54,16 @@ def load_docs(data_file, **kwargs):
 '''
 
 
-def hash_string(text: str) -> str:
-    """lm-eval's hash: SHA-256 of the UTF-8 text, hex."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def lm_eval_doc(inst: ChoiceInstance) -> tuple[dict[str, Any], bool]:
-    """The lm-eval document for an instance, and whether it is in multiple-input form."""
-    if inst.gold is None:
-        raise RefbenchError("no gold answer; an lm-eval task needs one per document",
-                            item=inst.id)
-    requests = scoring_requests(inst)
-    contexts = [c for c, _ in requests]
-    conts = [x for _, x in requests]
-    if len(set(conts)) == 1:
-        return {"id": inst.id, "label": inst.gold, "choices": contexts,
-                "target": conts[0]}, True
-    if len(set(contexts)) == 1:
-        return {"id": inst.id, "label": inst.gold, "query": contexts[0],
-                "choices": conts}, False
-    raise RefbenchError("each candidate has its own context and continuation; lm-eval "
-                        "scores either a shared context or a shared continuation", item=inst.id)
-
-
-def doc_hashes(doc: dict[str, Any]) -> dict[str, str]:
-    """``doc_hash``, ``prompt_hash`` and ``target_hash`` as lm-eval's ``--log_samples``
-    records them for this document (zero-shot, no chat template)."""
-    multiple_input = "target" in doc
-    prompt = doc["choices"][0] if multiple_input else doc["query"]
-    target = doc["target"] if multiple_input else doc["label"]
-    return {"doc_hash": hash_string(json.dumps(doc, indent=2, ensure_ascii=False)),
-            "prompt_hash": hash_string(prompt), "target_hash": hash_string(str(target))}
-
-
-def task_hash(hashes: Sequence[dict[str, str]]) -> str:
-    """lm-eval's per-task hash over its samples, in document order."""
-    return hash_string("".join(h["doc_hash"] + h["prompt_hash"] + h["target_hash"]
-                               for h in hashes))
-
-
-def instance_hashes(instances: Sequence[ChoiceInstance]) -> list[dict[str, str]] | None:
-    """Per-instance lm-eval hashes, or None when the data cannot be exported (no gold)."""
-    try:
-        return [doc_hashes(lm_eval_doc(inst)[0]) for inst in instances]
-    except RefbenchError:
-        return None
-
-
 def default_model_args() -> str:
     """lm-eval ``hf`` model_args that load llm-loglik's default model as refbench loads it."""
     return f"pretrained={smollm2_dir()},gguf_file={SMOLLM2_FILE},dtype=float32"
 
 
-def task_name(text: str) -> str:
-    return PREFIX + re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
-
-
-class FolderTask(NamedTuple):
-    """One subtask of a folder export: its lm-eval task name, and the (gold file, output
-    subfolder, labels) that ``Task.run_directory`` gives ``refbench run`` for it."""
-
-    name: str
-    gold: Path
-    sub: str
-    labels: dict[str, Any]
-
-
-def folder_tasks(data: Path, split: str) -> tuple[Task, list[FolderTask], str]:
-    """The task that runs on the folder ``data`` whole, the lm-eval task of each of its
-    subtasks (in ``run_directory`` order) and the group's name. Export and import
-    (:mod:`refbench.runs.lm_eval_suite`) both name subtasks here, so they cannot disagree."""
-    owners = [t for t in all_tasks() if t.is_run_directory(data)]
-    if not owners:
-        raise RefbenchError("not a folder of data that refbench runs on whole (a KITMUS "
-                            "suite, a release folder); give a data file", path=data)
-    t = owners[0]
-    found = [FolderTask(task_name(f"{t.name}_{sub}"), gold, sub, labels)
-             for gold, sub, labels in t.run_directory(data, split=split)]
-    return t, found, task_name(f"{data.resolve().name}_{split}")
-
-
-def sources(data: Path, split: str) -> tuple[list[tuple[str, Path, str]], str | None]:
+def sources(data: Path, split: str) -> tuple[list[tuple[str, Path, Task]], str | None]:
     """(lm-eval task name, data file, refbench task) per task, and the group name (suites)."""
     if data.is_dir():
         t, found, group = folder_tasks(data, split)
-        return [(f.name, f.gold, t.name) for f in found], group
+        return [(f.name, f.gold, t) for f in found], group
     stem = data.name.split(".")[0]
     if stem.lower() in SPLIT_NAMES:
         stem = f"{data.parent.name}_{stem}"
@@ -171,10 +97,9 @@ def _yaml_group(group: str, tasks: Sequence[str]) -> str:
 
 
 def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
-            model_args: str) -> str:
+            model_args: str, tasks: Sequence[Task]) -> str:
     from refbench import __version__
-    from refbench.tasks.base import get_task
-    from refbench.tasks.kitmus.datasheet import refbench_bibtex
+    from refbench.core.provenance import refbench_bibtex
 
     first = rows[0]["task"] if group is None else group
     lines = [f"# {first} (lm-evaluation-harness tasks exported by refbench {__version__})", "",
@@ -185,19 +110,30 @@ def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
              "| task | documents | data file | sha256 |", "|---|---|---|---|"]
     lines += [f"| {r['task']} | {r['n']} | {r['file']} | {r['sha256'][:16]} |" for r in rows]
     lines += ["", "## Citation", "", "```bibtex"]
-    for kind in sorted({r["kind"] for r in rows}):
-        cite = get_task(kind).bibtex
-        if cite:
-            lines.append(cite)
+    for task in sorted({t.name: t for t in tasks}.values(), key=lambda t: t.name):
+        if task.card.bibtex:
+            lines.append(task.card.bibtex)
     lines += [refbench_bibtex(__version__), "```", ""]
     return "\n".join(lines)
 
 
 def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
                    progress: bool = False) -> dict[str, Any]:
-    """Write the task folder; returns {"include_path", "tasks", "group", "model_args"}."""
+    """Write the task folder; returns {"include_path", "tasks", "group", "model_args"}. The
+    folder is written into a temporary sibling that replaces ``out`` whole at the end
+    (:mod:`refbench.export.folder`): no half-written folder, no stale task YAML."""
+    from refbench.export.folder import export_folder
+
     data, out = Path(data), Path(out)
     found, group = sources(data, split)
+    with export_folder(out, "lm-eval", inputs=[(data, "--data")]) as tmp:
+        tasks = _write_tasks(found, group, data, tmp)
+    return {"include_path": str(out), "tasks": tasks, "group": group,
+            "model_args": default_model_args()}
+
+
+def _write_tasks(found: Sequence[tuple[str, Path, Task]], group: str | None, data: Path,
+                 out: Path) -> list[str]:
     rows: list[dict[str, Any]] = []
     for name, path, kind in found:
         instances = list(read_choices(path, task=kind))
@@ -213,14 +149,13 @@ def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
                                 "task", path=path, item=odd)
         data_file = f"{name}.jsonl"
         write_text_atomic(out / data_file, "".join(
-            json.dumps(doc, ensure_ascii=False) + "\n" for doc, _ in docs))
+            json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n" for doc, _ in docs))
         write_text_atomic(out / f"{name}.yaml", _yaml_task(name, data_file, docs[0][1]))
-        rows.append({"task": name, "n": len(docs), "file": data_file, "kind": kind,
+        rows.append({"task": name, "n": len(docs), "file": data_file, "kind": kind.name,
                      "sha256": sha256_file(out / data_file)})
     if group is not None:
         write_text_atomic(out / f"{group}.yaml", _yaml_group(group, [r["task"] for r in rows]))
     write_text_atomic(out / "utils.py", UTILS)
-    model_args = default_model_args()
-    write_text_atomic(out / "README.md", _readme(rows, group, data, model_args))
-    return {"include_path": str(out), "tasks": [r["task"] for r in rows], "group": group,
-            "model_args": model_args}
+    write_text_atomic(out / "README.md", _readme(rows, group, data, default_model_args(),
+                                                 [t for _, _, t in found]))
+    return [r["task"] for r in rows]

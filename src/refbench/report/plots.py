@@ -1,7 +1,7 @@
 """Figures for papers: headline figures of every task as grouped bars (a task may draw its own
-figure instead: :meth:`refbench.tasks.base.Task.plot`, KITMUS accuracy against entities),; the
+figure instead: its report capability's ``plot``, KITMUS accuracy against entities); the
 figure of one result (TNE: preposition confusion) is the task's
-:meth:`~refbench.tasks.base.Task.plot_result`.
+:meth:`~refbench.tasks.capabilities.Report.plot_result`.
 
 Every system keeps one colour in every panel, one legend covers all systems and the chance
 level, titles name the metric and the split, and error bars are the 95% intervals the scorers
@@ -15,9 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.figures import colours as _colours
+from refbench.core.figures import (
+    fit_tick_labels,
+    fitted_title,
+    legend_below,
+    new_figure,
+    save_figure,
+)
 from refbench.core.figures import pyplot as _pyplot
-from refbench.core.figures import save_figure
-from refbench.core.table import metric_label
+from refbench.core.table import interval_of, metric_label
 from refbench.report.tables import headline, task_title
 from refbench.tasks.result_text import data_label
 
@@ -34,8 +40,8 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
     colours = _colours(systems)
     ncols = min(3, len(tasks))
     nrows = (len(tasks) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows + 0.9),
-                             squeeze=False)
+    fig, axes = new_figure(nrows=nrows, ncols=ncols,
+                           figsize=(max(6.0, 4.4 * ncols), 3.4 * nrows + 1.2))
     for ax, task in zip(axes.flat, tasks, strict=False):
         key = metric or headline(task)[0]
         rows = [r for r in results if str(r.get("task")) == task
@@ -49,23 +55,21 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path, *,
             s = str(r.get("system") or r.get("model"))
             x = sets.index((data_label(r.get("data") or r.get("gold")), r.get("split") or "-")) \
                 + (here.index(s) - (len(here) - 1) / 2) * width
-            ci = r.get("ci95", {}).get(key) if isinstance(r.get("ci95"), dict) else None
+            ci = interval_of(r.get("ci95"), key)
             err = [[r[key] - ci[0]], [ci[1] - r[key]]] if ci else None
             ax.bar(x, r[key], width=width * 0.9, color=colours[s], yerr=err, capsize=3)
         ax.set_xticks(range(len(sets)), [f"{d}\n({sp} split)" if sp != "-" else d
                                          for d, sp in sets], fontsize=7)
+        fit_tick_labels(fig, ax)
         ax.set_xlim(-0.6, len(sets) - 0.4)
         ax.set_ylabel(metric_label(key))
         ax.set_ylim(0, 1.05)
-        ax.set_title(f"{task_title(task)}: {metric_label(key)}",
-                     fontsize=10)
+        ax.set_title(f"{task_title(task)}: {metric_label(key)}", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(tasks):]:
         ax.set_visible(False)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours[s]) for s in systems]
-    fig.legend(handles, systems, loc="lower center", ncol=min(len(systems), 5), fontsize=8,
-               frameon=False)
-    fig.suptitle("Results by data set\nerror bars: 95% bootstrap intervals over instances, "
-                 "where recorded", fontsize=10)
-    fig.tight_layout(rect=(0, 0.07 + 0.03 * ((len(systems) - 1) // 5), 1, 0.97))
+    legend_below(fig, handles, systems)
+    fitted_title(fig, "Results by data set\nerror bars: 95% bootstrap intervals over "
+                      "instances, where recorded")
     save_figure(fig, out, dpi=130)

@@ -1,7 +1,7 @@
 """From loaded results to the tables and plot of ``refbench report`` (the web app calls the same
 functions): each task's results in the layout the task asks for
-(:meth:`refbench.tasks.base.Task.report_tables`; KITMUS: the paper's variant x entities table),
-everything else in the shared per-data-set table."""
+(their report capability's :meth:`~refbench.tasks.capabilities.Report.tables`; KITMUS: the paper's
+variant x entities table), everything else in the shared per-data-set table."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import Any
 from refbench.core.table import Table
 from refbench.report.render import render_tables
 from refbench.report.tables import generic_tables
-from refbench.tasks.base import Task, find_task
+from refbench.tasks.base import Task
+from refbench.tasks.lookup import find_task
 
 
 def _own_layouts(results: Sequence[dict[str, Any]]
@@ -24,7 +25,7 @@ def _own_layouts(results: Sequence[dict[str, Any]]
     for r in results:
         name = str(r.get("task"))
         task = find_task(name)
-        if task is not None and type(task).report_tables is not Task.report_tables:
+        if task is not None and task.report is not None:
             own.setdefault(name, (task, []))[1].append(r)
         else:
             shared.append(r)
@@ -36,7 +37,12 @@ def tables_for(results: Sequence[dict[str, Any]], *, metric: str | None = None,
     own, others = _own_layouts(results)
     tables: list[Table] = []
     for task, rs in own:
-        tables += task.report_tables(rs, metric=metric, ci=ci) or []
+        assert task.report is not None
+        mine = task.report.tables(rs, metric=metric, ci=ci)
+        if mine is None:  # the task's report keeps the shared table
+            others += rs
+        else:
+            tables += mine
     if others:
         tables += generic_tables(others, metric=metric, ci=ci)
     return tables
@@ -56,6 +62,7 @@ def draw_plot(results: Sequence[dict[str, Any]], out: str | Path, *,
     for name in dict.fromkeys(str(r.get("task")) for r in results):
         task = find_task(name)
         mine = [r for r in results if r.get("task") == name]
-        if task is not None and task.plot(mine, Path(out), metric=metric):
+        if task is not None and task.report is not None \
+                and task.report.plot(mine, Path(out), metric=metric):
             return
     plot_results(results, out, metric=metric)

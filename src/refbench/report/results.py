@@ -14,14 +14,14 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
-from refbench.tasks.base import Task, all_tasks, find_task
-from refbench.tasks.choices import infer_split
+from refbench.tasks.files import split_from_name
+from refbench.tasks.lookup import find_task, tasks_with
 
 
 def folder_result_files() -> list[str]:
     """The combined-result files folder runs write (KITMUS: ``suite-results.json``)."""
-    return list(dict.fromkeys(t.directory_result_file for t in all_tasks()
-                              if type(t).directory_result is not Task.directory_result))
+    return list(dict.fromkeys(t.folder.result_file for t in tasks_with("folder")
+                              if t.folder is not None))
 
 
 def _result_file(p: Path) -> Path:
@@ -40,7 +40,7 @@ def _result_file(p: Path) -> Path:
 def _complete(data: dict[str, Any], where: str) -> dict[str, Any]:
     data.setdefault("_path", where)
     if not data.get("split") and data.get("mode") != "suite":
-        data["split"] = infer_split(str(data.get("data") or data.get("gold") or ""))
+        data["split"] = split_from_name(str(data.get("data") or data.get("gold") or ""))
     return data
 
 
@@ -58,11 +58,11 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
 
 def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
     """The fields a table reads, checked once: the task name, then what the task's own layout
-    reads (:meth:`refbench.tasks.base.Task.check_result`)."""
+    reads (:meth:`refbench.tasks.capabilities.Report.check_result`)."""
     Record(data, Where(path)).string("task")
     task = find_task(str(data["task"]))
-    if task is not None:
-        task.check_result(data, path)
+    if task is not None and task.report is not None:
+        task.report.check_result(data, path)
 
 
 def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | None = None,
@@ -90,8 +90,10 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
         metrics["run_id"] = row["run_id"]
         if metrics.get("limit") is not None:
             if skipped is not None:
+                cov = metrics.get("data_coverage")
                 skipped.append(f"run {row['run_id']} (only the first {metrics['limit']} "
-                               "instances: --limit)")
+                               + (f"of {cov['of']} instances: {cov.get('by', '--limit')})"
+                                  if isinstance(cov, dict) else "instances: --limit)"))
             continue
         out.append(_complete(metrics, f"run {row['run_id']}"))
     return out

@@ -1,7 +1,7 @@
 """The shared per-data-set table: one row per result (naming the model, the data and the split)
 and the task's headline figures (:attr:`refbench.tasks.base.Task.headline_metrics`). A task
 with a layout of its own (KITMUS: variants x entities) builds it in
-:meth:`~refbench.tasks.base.Task.report_tables`.
+:meth:`~refbench.tasks.capabilities.Report.tables`.
 
 Inputs are result dicts as :mod:`refbench.report.results` loads them. Figures are fractions in
 [0, 1]; intervals are the 95% bootstrap intervals the scorers computed.
@@ -16,7 +16,7 @@ from typing import Any
 from refbench.core.errors import UsageError
 from refbench.core.table import Table, interval_of, metric_label
 from refbench.report.render import FORMATS, render_tables
-from refbench.tasks.base import find_task
+from refbench.tasks.lookup import find_task
 from refbench.tasks.result_text import data_label
 
 __all__ = ["FORMATS", "generic_table", "generic_tables", "render"]
@@ -84,7 +84,7 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
                                         if "bias" in keys else ".")]
     for t in tasks:
         found = find_task(t)
-        notes += list(found.table_notes) if found else []
+        notes += list(found.report.table_notes) if found and found.report else []
     if ci and any("[" in cell for row in rows for cell in row):
         notes.append("[low, high]: 95% bootstrap interval over instances.")
     name = " / ".join(task_title(t) for t in tasks)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from refbench.report.render import render_tables
-from refbench.tasks.base import find_task, get_task
+from refbench.tasks.lookup import find_task
 from refbench.tasks.result_text import choice_text
 
 
@@ -14,15 +14,16 @@ def table_text(r: dict[str, Any], *, ci: bool = False) -> str | None:
     """A result in its task's own table layout, as Markdown (a KITMUS suite result); None
     when the task has no layout of its own."""
     task = find_task(str(r.get("task")))
-    tables = task.report_tables([r], ci=ci) if task is not None else None
+    tables = task.report.tables([r], ci=ci) if task is not None and task.report else None
     return render_tables(tables, "md") if tables else None
 
 
 def result_text(r: dict[str, Any], *, ci: bool = False) -> str:
     """The text ``refbench evaluate`` prints for any task's result: the task's own
-    (:meth:`refbench.tasks.base.Task.result_text`), else its table, else the choice summary."""
+    (:meth:`refbench.tasks.capabilities.Report.text`), else its table, else the choice
+    summary."""
     task = find_task(str(r.get("task")))
-    text = task.result_text(r, ci=ci) if task is not None else None
+    text = task.report.text(r, ci=ci) if task is not None and task.report else None
     if text is None:
         text = table_text(r, ci=ci)
     return choice_text(r) if text is None else text
@@ -51,6 +52,8 @@ def run_text(m: dict[str, Any]) -> str:
 
 def suite_run_text(r: dict[str, Any], *, ci: bool = False) -> str:
     """The table of a folder run (a KITMUS suite) and the task's summary line: where the
-    predictions went, run ids (:meth:`refbench.tasks.base.Task.directory_run_text`)."""
+    predictions went, run ids (:meth:`refbench.tasks.capabilities.FolderRuns.run_text`)."""
     table = table_text(r, ci=ci) or ""
-    return f"{table}\n{get_task(str(r['task'])).directory_run_text(r)}"
+    task = find_task(str(r["task"]))
+    summary = task.folder.run_text(r) if task is not None and task.folder else ""
+    return f"{table}\n{summary}"

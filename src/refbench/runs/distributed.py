@@ -23,7 +23,8 @@ from typing import Any
 from refbench.core.types import ChoiceInstance
 from refbench.core.workers import dask_client
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
-from refbench.runs.runner import Chunk, Predictor, _output
+from refbench.runs.runner import Chunk, Predictor
+from refbench.tasks.base import Task
 
 _MODELS: dict[str, ChoiceModel] = {}  # per worker process: models built so far
 
@@ -31,12 +32,15 @@ _MODELS: dict[str, ChoiceModel] = {}  # per worker process: models built so far
 def predict_remote(spec: str, options: dict[str, Any], data: str, task: str,
                    batch: Sequence[ChoiceInstance]) -> list[dict[str, Any]]:
     """On a worker: the outputs of one batch, as the JSON objects the cache stores (so the
-    driver rebuilds exactly what a local run writes)."""
+    driver rebuilds exactly what a local run writes). The task crosses to the worker as its
+    registry name."""
+    from refbench.tasks.lookup import get_task
+
     key = json.dumps([spec, options, data, task], sort_keys=True, default=str)
     model = _MODELS.get(key)
     if model is None:
         model = build_model(spec, options)
-        model.prepare(data, task)
+        model.prepare(data, get_task(task))
         _MODELS[key] = model
     return [o.to_json() for o in model.predict(batch)]
 
@@ -65,7 +69,7 @@ class DaskEngine:
         """Worker threads the cluster has now."""
         return int(sum(self.client.nthreads().values()))
 
-    def __call__(self, data: Path, task: str) -> Predictor:
+    def __call__(self, data: Path, task: Task) -> Predictor:
         client = self.client
 
         def predict(model: ChoiceModel, chunks: Sequence[Chunk]
@@ -82,14 +86,14 @@ class DaskEngine:
                 chunk = next(todo, None)
                 if chunk is not None:
                     fut = client.submit(predict_remote, self.spec, self.options, str(data),
-                                        task, [inst for _, inst in chunk], pure=False)
+                                        task.name, [inst for _, inst in chunk], pure=False)
                     owner[fut.key] = chunk
                     pending.add(fut)
 
             for _ in range(limit):
                 submit()
             for fut in pending:
-                results = [_output(o) for o in fut.result()]
+                results = [ModelOutput.from_json(o) for o in fut.result()]
                 yield owner.pop(fut.key), results
                 submit()
 

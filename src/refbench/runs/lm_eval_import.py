@@ -9,25 +9,33 @@ ties, as lm-eval's ``numpy.argmax``). Samples are matched to the data file's ins
 ``id`` that ``refbench export lm-eval`` stores in every document (else by ``doc_id``, the
 position in the file); a document whose ``doc_hash`` differs from the one refbench computes for
 that instance was exported from other data or another refbench, and is an error.
+
+A run made with lm-eval's ``--limit`` has samples for the first documents only: it becomes a
+partial run, recorded as refbench's own ``run --limit`` runs are (``limit``) and with
+``data_coverage`` (n of N instances) in its metrics, shown wherever the run is printed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import json_type
 from refbench.core.provenance import provenance
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
-from refbench.runs.runner import now, save_run, write_predictions
+from refbench.runs.record import data_sha256, now, save_run, write_predictions
 from refbench.runs.store import Store
-from refbench.tasks.choices import infer_split, infer_task, read_choices
+from refbench.tasks.base import Task
+from refbench.tasks.choices import infer_task, read_choices
 
 
 def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]]:
@@ -57,14 +65,28 @@ def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]
 
 
 def _scores(row: dict[str, Any], path: Path, line: int, n_candidates: int) -> tuple[float, ...]:
+    """Each choice's log-likelihood: lm-eval writes them as strings (``"-5.25"``), which may
+    spell ``nan`` or ``inf``; those, booleans and anything else that is not a finite number
+    are refused (predictions.jsonl must be valid JSON, and an undefined score has no answer)."""
     scores = []
-    for resp in row["filtered_resps"]:
+    for k, resp in enumerate(row["filtered_resps"]):
         value = resp[0] if isinstance(resp, list | tuple) and resp else resp
-        try:
-            scores.append(float(value))
-        except (TypeError, ValueError):
-            raise RefbenchError("filtered_resps holds no log-likelihood (not a "
-                                "multiple_choice task?)", path=path, line=line) from None
+        number = None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+        elif isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                number = float(value)
+        if number is None:
+            raise RefbenchError(f"filtered_resps[{k}] holds no log-likelihood, found "
+                                f"{json_type(value)} (not a multiple_choice task?)",
+                                path=path, line=line)
+        if not math.isfinite(number):
+            raise RefbenchError(f"filtered_resps[{k}]: the log-likelihood is {value!r}, not a "
+                                "finite number; refbench cannot score or write it (the "
+                                "predictions must be valid JSON): check the lm-eval run",
+                                path=path, line=line)
+        scores.append(number)
     if len(scores) != n_candidates:
         raise RefbenchError(f"{len(scores)} scored choices for an instance with {n_candidates} "
                             "candidates", path=path, line=line)
@@ -117,34 +139,53 @@ def run_info(samples: Sequence[Path]) -> dict[str, Any]:
 
 def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], Path, int]],
           data: Path) -> list[tuple[dict[str, Any], Path, int]]:
-    """The sample of each instance, in the data file's order."""
-    from refbench.export.lm_eval import doc_hashes, lm_eval_doc
+    """The sample of each instance, in the data file's order. lm-eval's ``--limit N`` scores
+    the first N documents only: samples for exactly the first n instances are a partial run
+    (the list is then n long); any other gap is an error naming the first instance missed."""
+    from refbench.models.lm_eval_docs import doc_hashes, hash_string, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:
-        doc: dict[str, Any] = row["doc"] if isinstance(row.get("doc"), dict) else {}
-        key = str(doc["id"]) if "id" in doc else f"#{row['doc_id']}"
+        logged: dict[str, Any] = row["doc"] if isinstance(row.get("doc"), dict) else {}
+        key = str(logged["id"]) if "id" in logged else f"#{row['doc_id']}"
         if key in by_id:
             raise RefbenchError(f"two samples for the same document ({key})", path=path,
                                 line=line)
         by_id[key] = (row, path, line)
-    out = []
+    out: list[tuple[dict[str, Any], Path, int]] = []
+    missed: ChoiceInstance | None = None
     for k, inst in enumerate(instances):
         hit = by_id.get(inst.id) or by_id.get(f"#{k}")
         if hit is None:
-            raise RefbenchError(f"no lm-eval sample for this instance of {data}",
-                                path=rows[0][1], item=inst.id)
+            missed = missed or inst
+            continue
+        if missed is not None:  # a gap before this instance: not a --limit run
+            raise RefbenchError(f"no lm-eval sample for this instance of {data} (later ones "
+                                "have samples, so this is no --limit run)",
+                                path=rows[0][1], item=missed.id)
         row, path, line = hit
-        if "doc_hash" in row and isinstance(row.get("doc"), dict) and "id" in row["doc"]:
+        doc = row.get("doc")
+        if isinstance(doc, dict):
             mine = doc_hashes(lm_eval_doc(inst)[0])["doc_hash"]
-            if row["doc_hash"] != mine:
+            # lm-eval's doc_hash of the document as logged: what the scores were computed on
+            theirs = hash_string(json.dumps(doc, indent=2, ensure_ascii=False))
+            if "doc_hash" in row and row["doc_hash"] != mine and "id" in doc:
                 raise RefbenchError(f"this sample's document differs from instance {inst.id} "
                                     f"of {data} (doc_hash); export the data again",
                                     path=path, line=line)
+            if "doc_hash" in row and row["doc_hash"] != theirs:
+                raise RefbenchError("this sample's document does not hash to its doc_hash "
+                                    "(the document was changed after lm-eval logged it); use "
+                                    "lm-eval's samples file as written", path=path, line=line)
+            if "id" in doc and theirs != mine:
+                raise RefbenchError(f"this sample's document differs from instance {inst.id} "
+                                    f"of {data}; export the data again and rerun lm-eval",
+                                    path=path, line=line)
         out.append(hit)
-    if len(by_id) != len(instances):
-        raise RefbenchError(f"{len(by_id)} samples for {len(instances)} instances of {data}",
-                            path=rows[0][1])
+    if len(by_id) != len(out):
+        raise RefbenchError(f"{len(by_id)} samples for {len(instances)} instances of {data}"
+                            + (f", {len(by_id) - len(out)} of them for no instance there"
+                               if out else ""), path=rows[0][1])
     return out
 
 
@@ -154,21 +195,23 @@ class Prepared(NamedTuple):
 
     paths: list[Path]
     data: Path
-    task: str
+    task: Task
     instances: list[ChoiceInstance]
     outputs: list[ModelOutput]
     hashes: list[dict[str, str]]
     lm_acc: list[float]
     info: dict[str, Any]
+    total: int  # instances in the data file; more than len(instances) for a --limit run
 
 
-def prepare(samples: Sequence[str | Path], data: str | Path, *, task: str | None = None,
+def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | None = None,
             rows: list[tuple[dict[str, Any], Path, int]] | None = None) -> Prepared:
     """Match lm-eval's samples of ``data`` to its instances and read their scores."""
     paths, data = [Path(p) for p in samples], Path(data)
     task = task or infer_task(data)
-    instances = list(read_choices(data, task=task))
-    matched = match(instances, rows if rows is not None else read_samples(paths), data)
+    everything = list(read_choices(data, task=task))
+    matched = match(everything, rows if rows is not None else read_samples(paths), data)
+    instances = everything[:len(matched)]
     outputs, hashes, lm_acc = [], [], []
     for inst, (row, path, line) in zip(instances, matched, strict=True):
         scores = _scores(row, path, line, len(inst.candidates))
@@ -180,7 +223,8 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: str | None
                                                           "target_hash")})
         if isinstance(row.get("acc"), int | float):
             lm_acc.append(float(row["acc"]))
-    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, run_info(paths))
+    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, run_info(paths),
+                    len(everything))
 
 
 def lm_eval_model(info: dict[str, Any], model: str | None, model_args: str | None
@@ -217,12 +261,20 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
         lm_eval["task_hashes"] = info["task_hashes"]
     fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
                                             default=str).encode()).hexdigest()[:24]
+    prov = provenance({"data": [str(data.resolve())], "samples": [str(p) for p in paths]})
+    partial = len(prep.instances) < prep.total
+    if partial:  # lm-eval --limit: the first n instances, as refbench run --limit takes them
+        metrics["data_coverage"] = {"n": len(prep.instances), "of": prep.total,
+                                    "by": "lm-eval --limit"}
     metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
-                    "data": str(data), "split": infer_split(data, prep.task), "limit": None,
+                    "data": str(data.resolve()), "data_sha256": data_sha256(prov),
+                    "task_version": prep.task.version,
+                    "split": prep.task.infer_split(data),
+                    "limit": len(prep.instances) if partial else None,
                     "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
-                    "created": now(), "out_dir": str(out),
-                    "predictions": str(out / "predictions.jsonl"), "lm_eval": lm_eval})
-    metrics["provenance"] = provenance({"data": [str(data)], "samples": [str(p) for p in paths]})
+                    "created": now(), "out_dir": str(out.resolve()),
+                    "predictions": str((out / "predictions.jsonl").resolve()), "lm_eval": lm_eval})
+    metrics["provenance"] = prov
     metrics["provenance"]["model_config"] = {"name": "lm-eval", "model": name,
                                              "model_args": args, "version": lm_eval["version"]}
     return save_run(metrics, out, store)

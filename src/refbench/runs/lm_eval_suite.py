@@ -7,7 +7,7 @@ store row per subtask, so ``evaluate``, ``report`` and ``serve`` read it as a na
 lm-eval's ``--log_samples`` writes one ``samples_<task>_<timestamp>.jsonl`` per subtask of a
 group. Each file's task is read from its name (else found by its hash among the
 ``task_hashes`` of the ``results_*.json`` beside it) and matched to a subtask through
-:func:`refbench.export.lm_eval.folder_tasks`, the very naming the export used. Every file is
+:func:`refbench.models.lm_eval_docs.folder_tasks`, the very naming the export used. Every file is
 read and checked (one file per subtask, every subtask covered unless ``allow_missing``, the
 documents' hashes) before anything is written.
 """
@@ -22,7 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError
-from refbench.export.lm_eval import FolderTask, folder_tasks, task_hash
+from refbench.models.lm_eval_docs import FolderTask, folder_tasks, task_hash
 from refbench.runs.lm_eval_import import (
     Prepared,
     lm_eval_model,
@@ -99,7 +99,7 @@ def import_lm_eval_folder(samples: Sequence[str | Path], data: str | Path, out: 
     prepared: list[tuple[FolderTask, Prepared]] = []
     for sub, path, rows in tqdm(chosen, desc="lm-eval samples", unit="subtask",
                                 disable=not progress):
-        prepared.append((sub, prepare([path], sub.gold, task=t.name, rows=rows)))
+        prepared.append((sub, prepare([path], sub.gold, task=t, rows=rows)))
     models = {json.dumps(lm_eval_model(p.info, model, model_args), default=str)
               for _, p in prepared}
     if len(models) > 1:

@@ -5,20 +5,21 @@ A shard is a contiguous range of whole batches of the instances (in the data's o
 ``--limit``): the batches the model sees are exactly those of one run in one process, so
 batched models give byte-identical scores, and merging the shards' predictions in order gives
 one run's ``predictions.jsonl``. The merged run's metrics are computed from the data and those
-predictions by the same code as a single run (:func:`refbench.runs.runner.finish_run`), and it
+predictions by the same code as a single run (:func:`refbench.runs.record.finish_run`), and it
 is one row in the store; the shards themselves are never recorded as runs.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.inputs import read_jsonl
 from refbench.core.invalid import InvalidInstances
+from refbench.core.records import Record, Where, check_int, check_number
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
 from refbench.runs.store import Store
@@ -71,12 +72,41 @@ def shard_range(n: int, batch_size: int, index: int, count: int) -> tuple[int, i
     return first * batch_size, min(last * batch_size, n)
 
 
+def check_shard_metrics(folder: Path, m: dict[str, Any]) -> None:
+    """Every field of a shard's metrics.json that merging reads, with its type, checked before
+    anything is merged: one error naming the file and the field (a shard written by another
+    refbench, or edited, is refused rather than merged wrong)."""
+    where = Where(folder / "metrics.json")
+    if not isinstance(m.get("shard"), dict):
+        raise RefbenchError("not a shard of a run (its metrics.json has no shard; "
+                            "refbench run --shard I/N writes one)", path=folder)
+    rec = Record(m, where)
+    for key in ("model", "system", "model_fingerprint", "task", "data"):
+        rec.string(key)
+    if rec.raw("limit") is not None:
+        rec.integer("limit", min=0, exact=True)
+    rec.record("reader_options")
+    shard = rec.record("shard")
+    count = shard.integer("count", min=1, exact=True)
+    shard.integer("index", min=1, max=count, exact=True)
+    total = shard.integer("n_total", min=0, exact=True)
+    start = shard.integer("start", min=0, max=total, exact=True)
+    shard.integer("stop", min=start, max=total, exact=True)
+    for key in ("n_cached", "uncached_batches"):
+        rec.integer(key, None, min=0, exact=True)
+    prov = rec.record("provenance", None)
+    if prov is not None:
+        prov.record("model_config", None)
+        inputs = prov.record("inputs", None)
+        data = inputs.records("data", None) if inputs is not None else None
+        if data:
+            data[0].string("sha256", None)
+
+
 def _check_shards(found: Sequence[tuple[Path, dict[str, Any]]]) -> list[tuple[Path,
                                                                               dict[str, Any]]]:
     for folder, m in found:
-        if not isinstance(m.get("shard"), dict):
-            raise RefbenchError("not a shard of a run (its metrics.json has no shard; "
-                                "refbench run --shard I/N writes one)", path=folder)
+        check_shard_metrics(folder, m)
     first_dir, first = found[0]
     sha = _data_sha(first)
     for folder, m in found[1:]:
@@ -121,39 +151,46 @@ def _data_sha(metrics: dict[str, Any]) -> str | None:
     return str(sha) if sha else None
 
 
+def shard_output(obj: dict[str, Any], inst: ChoiceInstance, where: Where) -> ModelOutput:
+    """One line of a shard's predictions.jsonl, every field's type checked against what
+    ``refbench run`` writes: ``id`` (the data's id at this position), ``answer`` (a candidate
+    index or null), ``scores`` (one finite number per candidate), optional ``explanation``
+    (strings) and ``extra`` (an object). A string where a list belongs would otherwise be
+    merged as a list of characters."""
+    rec = Record(obj, where)
+    item = rec.text("id")
+    if item != inst.id:
+        raise where.error(f"prediction for {item!r} where the data has {inst.id!r}")
+    rec = Record(obj, where.with_item(item))
+    n = len(inst.candidates)
+    answer = rec.raw("answer")
+    if answer is not None:
+        answer = check_int(answer, "answer", rec.where, min=0, max=n - 1, exact=True)
+    scores = tuple(check_number(x, f"scores[{k}]", rec.where)
+                   for k, x in enumerate(rec.items("scores", length=n)))
+    explanation = tuple(rec.strings("explanation", []))
+    extra = rec.record("extra", None)
+    return ModelOutput(answer, scores, explanation, extra.obj if extra is not None else {})
+
+
 def _shard_outputs(folder: Path, metrics: dict[str, Any],
                    instances: Sequence[ChoiceInstance]) -> list[ModelOutput]:
-    from refbench.runs.runner import _output
-
     path = folder / "predictions.jsonl"
-    outputs: list[ModelOutput] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RefbenchError(f"cannot read the shard's predictions ({type(exc).__name__})",
-                            path=path) from None
+    lines = list(read_jsonl(path))
     if len(lines) != len(instances):
         raise RefbenchError(f"{len(lines)} predictions for a shard of {len(instances)} "
                             "instances", path=path)
-    for i, (line, inst) in enumerate(zip(lines, instances, strict=True), 1):
-        try:
-            obj = json.loads(line)
-            if obj["id"] != inst.id:
-                raise RefbenchError(f"prediction for {obj['id']!r} where the data has "
-                                    f"{inst.id!r}", path=path, line=i)
-            outputs.append(_output(obj))
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise RefbenchError("expected a prediction object with id, answer and scores",
-                                path=path, line=i) from None
-    return outputs
+    return [shard_output(obj, inst, Where(path, line))
+            for (line, obj), inst in zip(lines, instances, strict=True)]
 
 
 def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
                  ) -> dict[str, Any]:
     """One run from all its shards: predictions concatenated in shard order, metrics computed
     again from the data (as a single run computes them), one store row."""
-    from refbench.runs.runner import finish_run, run_folders
+    from refbench.runs.record import FinishedRun, RunSettings, finish_run, run_folders
     from refbench.tasks.choices import read_choices
+    from refbench.tasks.lookup import get_task
 
     found = list(run_folders(list(dirs)))
     ordered = _check_shards(found)
@@ -167,7 +204,8 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
                             path=data)
     skip = any("n_skipped_invalid" in m for _, m in ordered)
     skipped = InvalidInstances() if skip else None
-    instances = list(read_choices(data, task=first["task"], options=first["reader_options"],
+    task = get_task(str(first["task"]))
+    instances = list(read_choices(data, task=task, options=first["reader_options"],
                                   on_invalid=skipped))
     if first["limit"] is not None:
         instances = instances[:first["limit"]]
@@ -175,15 +213,16 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
     for folder, m in ordered:
         s = m["shard"]
         outputs += _shard_outputs(folder, m, instances[s["start"]:s["stop"]])
-    return finish_run(
-        first["model"], data, out, first["task"], instances, outputs, limit=first["limit"],
-        reader_options=first["reader_options"], skipped=skipped,
-        on_invalid=InvalidInstances() if skip else None, system=first["system"],
-        fingerprint=first["model_fingerprint"],
+    settings = RunSettings(model=first["model"], reader_options=first["reader_options"],
+                           limit=first["limit"], system=first["system"])
+    return finish_run(FinishedRun(
+        settings=settings, task=task, data=data, out=out, instances=instances,
+        outputs=outputs, fingerprint=first["model_fingerprint"],
         model_config=first.get("provenance", {}).get("model_config", {}),
         n_cached=sum(int(m.get("n_cached", 0)) for _, m in ordered),
         uncached_batches=sum(int(m.get("uncached_batches", 0)) for _, m in ordered),
-        store=store, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered))
+        skipped=skipped, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered)),
+        store=store)
 
 
 def _sha(path: Path) -> str:

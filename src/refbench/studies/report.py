@@ -4,8 +4,9 @@ Choice studies (KITMUS validation, and any ``item,annotator,label`` CSV): Fleiss
 Krippendorff's alpha (nominal, with "can't say" as a category and again as missing), percent
 agreement, each item's majority, and accuracy against gold per condition, per annotator and by
 variant: the paper's comparison with and without the knowledge text. Gold-check items are
-reported apart (per-annotator accuracy) and kept out of every other figure. TNE: pairwise
-coreference and link agreement (``tne_export``). AltEntities: what was collected.
+reported apart (per-annotator accuracy) and kept out of every other figure. Other study types
+add their own sections (TNE: pairwise coreference and link agreement; AltEntities: what was
+collected).
 """
 
 from __future__ import annotations
@@ -19,15 +20,11 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import open_text
 from refbench.metrics.agreement import categorical_agreement, majority
-from refbench.studies.db import StudyStore
 from refbench.studies.export import answers_by_annotator, rows
-from refbench.studies.kinds import get_kind
+from refbench.studies.kinds import get_kind, kind_class, study_kinds
+from refbench.studyfile.db import StudyStore
 
 CANT_SAY = "can't say"
-
-# The report key of a document annotation study's agreement (TNE), kept for its JSON.
-DOCUMENT_AGREEMENT = "tne"
-
 
 def progress(store: StudyStore) -> list[dict[str, Any]]:
     """Per annotator: items assigned and complete, answer units done, last save."""
@@ -110,43 +107,20 @@ def choice_agreement(records: Sequence[dict[str, str]],
     return out
 
 
-def altentities_summary(store: StudyStore) -> dict[str, Any]:
-    from refbench.studies.altentities import expressions_of, flags
-
-    items = {it.id: it for it in store.items()}
-    per: dict[str, Any] = {}
-    all_exprs = []
-    for name, by_item in sorted(answers_by_annotator(store).items()):
-        exprs = [(items[i], e) for i, a in by_item.items() for e in expressions_of(a)]
-        all_exprs += exprs
-        per[name] = {"items_with_expressions": sum(1 for a in by_item.values()
-                                                   if expressions_of(a)),
-                     "expressions": len(exprs),
-                     "flagged": sum(1 for it, e in exprs if flags(it, e))}
-    words = [len(e.split()) for _, e in all_exprs]
-    covered = {it.id for it, _ in all_exprs}
-    return {"items": len(items), "items_with_expressions": len(covered),
-            "expressions": len(all_exprs),
-            "expressions_per_item": len(all_exprs) / len(covered) if covered else None,
-            "words_per_expression": sum(words) / len(words) if words else None,
-            "flagged": sum(1 for it, e in all_exprs if flags(it, e)), "per_annotator": per}
-
-
 def study_agreement(path: Path) -> dict[str, Any]:
+    """Progress and agreement of a study file: the choice figures for a study of labels, and
+    whatever sections its study type reports (:meth:`StudyHooks.report`)."""
     with StudyStore(path) as store:
-        kind = store.kind
-        out: dict[str, Any] = {"study": str(path), "kind": kind, "progress": progress(store)}
-        if kind == "kitmus-validation":
-            variants = {it.id: str(it.payload.get("variant") or it.payload.get("task"))
-                        for it in store.items()}
+        meta = store.meta()
+        kind = get_kind(meta["kind"], meta)
+        out: dict[str, Any] = {"study": str(path), "kind": meta["kind"],
+                               "progress": progress(store)}
+        if kind.choice_agreement:
+            groups = {it.id: group for it in store.items()
+                      if (group := kind.group_of(it)) is not None}
             records = rows(store)
-            out.update(choice_agreement(records, variants) if records else {})
-        elif kind == "altentities-collection":
-            out["collection"] = altentities_summary(store)
-        else:
-            from refbench.studies.tne_export import tne_agreement
-
-            out[DOCUMENT_AGREEMENT] = tne_agreement(store.items(), answers_by_annotator(store))
+            out.update(choice_agreement(records, groups or None) if records else {})
+        out.update(kind.report(store, answers_by_annotator(store)))
     return out
 
 
@@ -159,12 +133,10 @@ def csv_agreement(path: Path) -> dict[str, Any]:
             raise RefbenchError(f"the CSV needs columns item, annotator, label (missing "
                                 f"{', '.join(sorted(missing))})", path=path, line=1)
         records = [dict(r) for r in reader]
-    if any((r.get("unit") or "").startswith(("s1:", "s2:")) for r in records):
-        raise RefbenchError("TNE answers: compute their agreement from the study file",
-                            path=path)
-    if any((r.get("unit") or "").startswith("e") for r in records):
-        raise RefbenchError("AltEntities expressions are free text: no agreement to compute",
-                            path=path)
+    for name in study_kinds():
+        why = kind_class(name).csv_refusal(records)
+        if why:
+            raise RefbenchError(why, path=path)
     seen: dict[tuple[str, str], int] = {}
     for number, r in enumerate(records, start=2):
         key = (r["item"], r["annotator"])
@@ -208,26 +180,7 @@ def format_report(report: dict[str, Any]) -> list[str]:
         if report.get("gold_checks"):
             lines.append("gold checks: " + ", ".join(f"{a} {g['correct']}/{g['total']}"
                                                      for a, g in report["gold_checks"].items()))
-    if "collection" in report:
-        c = report["collection"]
-        lines += ["", f"{c['expressions']} expressions for {c['items_with_expressions']} of "
-                  f"{c['items']} items ({_num(c['expressions_per_item'])} per item, "
-                  f"{_num(c['words_per_expression'])} words each), {c['flagged']} flagged"]
-    if DOCUMENT_AGREEMENT in report:
-        t = report[DOCUMENT_AGREEMENT]
-        keys = ("muc_f1", "b3_f1", "ceafe_f1", "conll_f1", "labeled_f1", "unlabeled_f1",
-                "iprep_accuracy")
-        lines += ["", f"{'':24s} {'docs':>4s} " + " ".join(f"{k:>8s}" for k in
-                                                          ("MUC", "B3", "CEAF-e", "CoNLL",
-                                                           "lab F1", "unlab F1", "IPrep"))]
-        named = [(" vs ".join(p["annotators"]), p) for p in t["pairs"]]
-        named += [(f"{a} vs gold", p) for a, p in t["against_gold"].items()]
-        for name, p in named:
-            lines.append(f"{name:24s} {p['n_documents']:4d} " +
-                         " ".join(f"{_num(p[k]):>8s}" for k in keys))
-        if t["pairs"]:
-            lines.append(f"{'mean over pairs':24s} {'':4s} " +
-                         " ".join(f"{_num(t['mean_over_pairs'][k]):>8s}" for k in keys))
-        if not named:
-            lines.append("no document is complete yet")
+    if report.get("kind"):
+        meta = {"kind": report["kind"]}
+        lines += get_kind(report["kind"], meta).report_lines(report)
     return lines

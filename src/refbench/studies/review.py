@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from refbench.studies.db import StudyStore
 from refbench.studies.export import rows
+from refbench.studyfile.db import StudyStore
 
 FLAG_CHOICES = {"": "all", "flagged": "flagged only", "clean": "not flagged"}
 MAX_SHOWN = 500  # the page stays light; the CSV always has every matching row

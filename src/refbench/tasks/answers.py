@@ -17,13 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl, read_lines
 from refbench.core.types import ChoiceInstance
 
 PREDICTIONS = "predictions.jsonl"
 RUN_METRICS = "metrics.json"
+
+
+def one_prediction(preds: Sequence[Path], task: str, extra: str = "") -> Path:
+    """The one prediction file a task scores at a time (UsageError for several)."""
+    if len(preds) != 1:
+        raise UsageError(f"--task {task} scores one prediction file at a time{extra}")
+    return preds[0]
 
 
 def prediction_file(path: str | Path) -> Path:
@@ -58,14 +65,18 @@ def run_metadata(pred: str | Path) -> dict[str, Any] | None:
 
 
 def system_name(pred: str | Path, given: str | None = None) -> str:
-    """What to call a system in tables: the name given, else the run's, else the file's stem
-    (a run's ``predictions.jsonl`` is named after its folder, never "predictions")."""
+    """What to call a system in tables: the name given, else the run's (for a folder run's
+    ``--out``, its runs'), else the file's stem (a run's ``predictions.jsonl`` is named after
+    its folder, never "predictions"). Never a folder's name when a run says its system."""
     if given:
         return given
     meta = run_metadata(pred)
+    p = Path(pred)
+    if meta is None and p.is_dir():  # a folder run's --out: its runs name the system
+        first = next(iter(sorted(p.rglob(RUN_METRICS))), None)
+        meta = run_metadata(first.parent) if first is not None else None
     if meta and (meta.get("system") or meta.get("model")):
         return str(meta.get("system") or meta.get("model"))
-    p = Path(pred)
     stem = p.name.split(".")[0]
     if p.is_dir() or stem in ("predictions", ""):
         return (p if p.is_dir() else p.parent).resolve().name

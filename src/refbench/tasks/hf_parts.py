@@ -5,8 +5,10 @@ imports ``datasets`` and the export layer never names a task."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -14,12 +16,15 @@ class HfPart:
     """One data file of a folder export: it becomes split ``split`` of config ``config``.
     ``native``: the file's JSON lines are the rows, copied byte for byte (KITMUS' native JSONL,
     which ``refbench run`` and ``serve`` read); otherwise the rows are the task's
-    (:meth:`refbench.tasks.base.Task.hf_rows`, or the choice instances)."""
+    (:meth:`refbench.tasks.capabilities.HfExport.rows`, or the choice instances). ``check``:
+    for native parts, the task's check of one row ``(row, file, line)`` (raising its reader's
+    error), so that a row the task's reader refuses is never copied."""
 
     config: str
     split: str
     file: Path
     native: bool = False
+    check: Callable[[dict[str, Any], Path, int], Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A record has the instance id, the gold answer, the task's facet values, a one-li
 the text searched by the full-text index, and a *payload*: everything the instance page draws,
 as plain JSON (texts and character spans, never markup). The pages are rendered from payloads
 alone, so opening an instance never re-reads a data file. A task's
-:meth:`refbench.tasks.base.Task.web_records` yields these; the web layer stores and shows them.
+:meth:`refbench.tasks.capabilities.WebView.records` yields these; the web layer stores and shows
+them.
 """
 
 from __future__ import annotations

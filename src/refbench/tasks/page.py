@@ -1,9 +1,10 @@
 """What an instance page shows, as plain data built from a record's payload: text cut into
 segments at every marked span's edges (each segment carries the marks covering it, so a template
-wraps it in one element), candidates with their colours. Shared by the tasks' page views
-(:meth:`refbench.tasks.base.Task.instance_context`); templates only lay this out, and nothing
-here produces markup: dataset text reaches the page as plain strings, escaped by the template
-engine. Nested or crossing spans (TNE has nested NPs) simply give a segment several marks.
+wraps it in one element), candidates with their colours. Shared by the tasks' page views (their
+web capability's :meth:`~refbench.tasks.capabilities.WebView.context`); templates only lay this
+out, and nothing here produces markup: dataset text reaches the page as plain strings, escaped
+by the template engine. Nested or crossing spans (TNE has nested NPs) simply give a segment
+several marks.
 """
 
 from __future__ import annotations

@@ -23,7 +23,15 @@ def fmt(x: float | None) -> str:
 def about(r: dict[str, Any]) -> str:
     split = f", {r['split']} split" if r.get("split") else ""
     return f"{r.get('system') or r.get('model') or 'system'} on " \
-           f"{data_label(r.get('data') or r.get('gold'))}{split}"
+           f"{data_label(r.get('data') or r.get('gold'))}{split}{coverage_note(r)}"
+
+
+def coverage_note(r: dict[str, Any]) -> str:
+    """`` (partial: 40 of 273 instances, lm-eval --limit)`` for a run over part of its data."""
+    cov = r.get("data_coverage")
+    if not isinstance(cov, dict):
+        return ""
+    return f" (partial: {cov.get('n')} of {cov.get('of')} instances, {cov.get('by', '--limit')})"
 
 
 def slice_lines(r: dict[str, Any], key: str = "accuracy") -> list[str]:

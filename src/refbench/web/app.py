@@ -1,5 +1,5 @@
 """The Flask application: pages for datasets, instances, comparisons, the leaderboard and the
-TNE demo, all server-rendered from the same readers, runner outputs and store as the CLI.
+tasks' demos, all server-rendered from the same readers, runner outputs and store as the CLI.
 
 ``create_app`` takes ``extra_blueprints`` so that other parts of refbench (the human studies)
 can mount their pages on the same app, with the same base template, CSS and security headers.
@@ -15,16 +15,16 @@ Host names, cross-origin writes, body sizes and path numbers are checked by
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, render_template, request
-from jinja2 import ChoiceLoader, FileSystemLoader
 from werkzeug.exceptions import HTTPException
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.base import find_task
+from refbench.tasks.base import Task
+from refbench.tasks.capabilities import PLAIN, Enricher
 from refbench.web import guard
 from refbench.web.catalog import Catalog, ServeConfig
 from refbench.web.query import BadQuery, budget_exceeded
@@ -34,38 +34,31 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
        "frame-ancestors 'none'")
 
 
-def template_loader(own: Path) -> ChoiceLoader:
-    """The app's templates, then each registered task's (``tasks/<name>/templates``, in
-    registry order): a task's instance page is found by the name it gives
-    (:attr:`refbench.tasks.base.Task.instance_template`) without the web layer knowing it."""
-    from refbench.tasks.base import all_tasks
-
-    folders = [own, *(d for t in all_tasks() if (d := t.template_dir()) is not None)]
-    return ChoiceLoader([FileSystemLoader(str(f)) for f in folders])
-
-
 def create_app(config: ServeConfig, *,
                extra_blueprints: Iterable[Blueprint | tuple[Blueprint, str]] = (),
                catalog: Catalog | None = None,
-               enricher: Callable[[str], dict[str, Any]] | None = None,
+               enrichers: dict[str, Enricher] | None = None,
                hosts: frozenset[str] | None = None) -> Flask:
     """The app over ``config``'s data, runs and store. ``extra_blueprints`` are mounted as they
-    are, or under a URL prefix when given as ``(blueprint, prefix)``. ``enricher`` (text -> TNE
-    payload) replaces the ``--tne-model`` enrichment (tests use a small stand-in). ``hosts``:
-    the Host names answered (default: loopback names only; see :func:`guard.allowed_hosts`)."""
-    from refbench.web import views_board, views_browse, views_compare, views_demo
-    from refbench.web.templating import install
+    are, or under a URL prefix when given as ``(blueprint, prefix)``. ``enrichers`` (task name
+    -> text -> payload) replace a demo's model (tests use a small stand-in). ``hosts``: the Host
+    names answered (default: loopback names only; see :func:`guard.allowed_hosts`)."""
+    from refbench.web import views_board, views_browse, views_charts, views_compare, views_demo
+    from refbench.web.templating import install, template_loader
 
     app = Flask(__name__, static_folder="static", template_folder="templates")
     app.jinja_loader = template_loader(Path(app.root_path) / "templates")
+    app.extensions["refbench_task_templates"] = True  # the study blueprints need no more
     guard.install_converters(app)
     guard.install(app, hosts)
     app.config["CATALOG"] = catalog or Catalog(config)
-    app.config["TNE_MODEL"] = config.tne_model
-    app.config["ENRICHER"] = enricher
+    app.config["DEMO_MODELS"] = dict(config.demo_models)
+    app.config["ENRICHERS"] = dict(enrichers or {})
     install(app)
     app.jinja_env.globals["search_fields"] = _search_fields
-    for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_demo.bp):
+    app.jinja_env.globals["demos"] = [d for _, d in views_demo.demos()]
+    for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_charts.bp,
+               views_demo.blueprint()):
         app.register_blueprint(bp)
     for extra in extra_blueprints:
         if isinstance(extra, tuple):
@@ -132,10 +125,9 @@ def _listing_without_search(app: Flask, message: str) -> Any:
     return body, 400
 
 
-def _search_fields(task: str) -> list[tuple[str, str]]:
+def _search_fields(task: Task) -> list[tuple[str, str]]:
     """(name, label) of the texts the search form can be limited to (none: one text)."""
-    found = find_task(task)
-    return list(found.text_fields) if found else []
+    return list((task.web or PLAIN).text_fields)
 
 
 def _error(code: int, title: str, message: str) -> Any:

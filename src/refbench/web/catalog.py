@@ -13,8 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.base import is_documents
-from refbench.web.datasets import Dataset, discover, open_dataset, suite_root_of
+from refbench.web.datasets import (
+    Dataset,
+    content_sha256,
+    discover,
+    open_dataset,
+    suite_root_of,
+)
 from refbench.web.index import IndexFolder
 from refbench.web.runs import RunInfo, System, all_runs, systems_for
 
@@ -27,7 +32,8 @@ class ServeConfig:
     run_dirs: list[Path] = field(default_factory=list)
     store: Path = Path("results.sqlite")
     index_dir: Path | None = None  # default: web-index/ beside the store
-    tne_model: Path | None = None
+    # The model folder of each task's demo page (``serve --<demo.model_option>``), by task.
+    demo_models: dict[str, Path] = field(default_factory=dict)
 
     @property
     def index_folder(self) -> Path:
@@ -45,6 +51,8 @@ class Catalog:
         self._runs_at = -1.0
         self._lock = threading.Lock()
         self.run_problems: list[tuple[str, str]] = []
+        self._gold: dict[str, bool] = {}  # documents datasets: whether they hold gold
+        self._ids: dict[tuple[Path, int, int], frozenset[str]] = {}  # documents files' ids
         for run in self.runs():
             self._add_run_dataset(run)
 
@@ -61,8 +69,15 @@ class Catalog:
         return next((r for r in self.runs() if r.rid == rid), None)
 
     def _add_run_dataset(self, run: RunInfo) -> None:
-        """Make a run's data browsable when no dataset given on the command line holds it."""
-        if run.data is None or any(d.holds(run.data) for d in self.datasets.values()):
+        """Make a run's data browsable when no dataset given on the command line holds it:
+        the file it read, when it still holds what the run read (else the run is listed as on
+        data that is not served)."""
+        if run.data is None or self._holder(run) is not None:
+            return
+        if run.data_sha256 and (not run.data.is_file()
+                                or content_sha256(run.data) != run.data_sha256):
+            self.skipped.append((str(run.data), f"run {run.rid}: this file no longer holds "
+                                 "the data the run read (its sha256 differs)"))
             return
         target = suite_root_of(run.data, run.task)
         try:
@@ -79,20 +94,50 @@ class Catalog:
         """The dataset a run answers: the one holding its data file, or for a TNE prediction
         file the first TNE dataset whose documents it predicts."""
         if run.data is None:
-            return next((d for d in self.datasets.values() if d.task == run.task
+            return next((d for d in self.datasets.values() if d.task.name == run.task
                          and any(run in s.runs for s in self.systems(d))), None)
-        return next((d for d in self.datasets.values() if d.holds(run.data)), None)
+        return self._holder(run)
+
+    def _holder(self, run: RunInfo) -> Dataset | None:
+        """The served dataset holding what the run read (a file dataset before a folder)."""
+        held = [d for d in self.datasets.values()
+                if d.holds(run.task, run.data, run.data_sha256)]
+        return min(held, key=lambda d: (d.is_folder, d.label), default=None)
 
     # -- systems ------------------------------------------------------------------------------
     def systems(self, ds: Dataset) -> list[System]:
         """The systems that answer instances of ``ds``. TNE prediction files say nothing of
-        their data, so they count where their document ids match (once the index exists)."""
-        found = systems_for(ds, self.runs())
-        if not is_documents(ds.task) or not self.index.is_current(ds):
-            return found
-        from refbench.web.predictions import ensure_system
+        their data: they count on the labelled datasets holding documents they predict."""
+        if ds.task.documents is None:
+            return systems_for(ds, self.runs())
+        if not self._has_gold(ds):
+            return []  # prediction files are scored against gold: none on unlabelled data
+        held = frozenset().union(*(self._document_ids(ds, f) for f in ds.files))
+        return systems_for(ds, self.runs(),
+                           answers=lambda run: not held.isdisjoint(
+                               self._document_ids(ds, run.predictions)))
 
-        return [s for s in found if ensure_system(self.index, ds, s)["matched"] > 0]
+    def _document_ids(self, ds: Dataset, path: Path) -> frozenset[str]:
+        """A documents file's ids (none when it cannot be read), cached on its size and
+        modification time."""
+        assert ds.task.documents is not None
+        try:
+            st = path.stat()
+        except OSError:
+            return frozenset()
+        key = (path, st.st_size, st.st_mtime_ns)
+        if key not in self._ids:
+            try:
+                self._ids[key] = ds.task.documents.document_ids(path)
+            except RefbenchError:
+                self._ids[key] = frozenset()
+        return self._ids[key]
+
+    def _has_gold(self, ds: Dataset) -> bool:
+        if ds.key not in self._gold:
+            assert ds.task.documents is not None
+            self._gold[ds.key] = ds.task.documents.has_gold(ds.files)
+        return self._gold[ds.key]
 
     def system_of(self, ds: Dataset, run: RunInfo) -> System | None:
         return next((s for s in self.systems(ds) if run in s.runs), None)

@@ -1,7 +1,7 @@
 """Compare on a documents task (TNE): every system's headline score per document
-(:meth:`refbench.tasks.base.Task.document_scores`, labeled F1), a paired bootstrap and a
-sign-flip permutation test on the document-level differences for every pair of systems, and the
-documents ordered by how far the first two systems differ, so the documents that make a
+(:meth:`refbench.tasks.capabilities.Documents.document_scores`, labeled F1), a paired bootstrap
+and a sign-flip permutation test on the document-level differences for every pair of systems,
+and the documents ordered by how far the first two systems differ, so the documents that make a
 difference are read first."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 from flask import request
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.base import get_task
 from refbench.web.datasets import Dataset
 from refbench.web.params import connect, int_arg
 from refbench.web.runs import System
@@ -25,13 +24,14 @@ DOCUMENTS_SHOWN = 50
 def document_comparison(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     from refbench.web.index import signature
 
-    task = get_task(ds.task)
+    documents = ds.task.documents
+    assert documents is not None, "a comparison over documents is for a documents task"
     by_sys: dict[str, dict[str, float]] = {}
     problems: dict[str, str] = {}
     for s in systems:
         try:
-            by_sys[s.sid] = task.document_scores(ds.files, Path(s.runs[0].predictions),
-                                                 stamp=signature(ds))
+            by_sys[s.sid] = documents.document_scores(ds.files, Path(s.runs[0].predictions),
+                                                      stamp=signature(ds))
         except RefbenchError as exc:
             problems[s.sid] = exc.render()
     resamples = int_arg("resamples", BOOTSTRAP_RESAMPLES, low=100, high=20000)

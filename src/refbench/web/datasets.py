@@ -19,18 +19,21 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.base import Task, all_tasks, find_task, get_task
+from refbench.tasks.base import Task
+from refbench.tasks.capabilities import PLAIN, WebView
+from refbench.tasks.lookup import find_task, tasks_with
 
 
 @dataclass(frozen=True)
 class Dataset:
     key: str
     path: Path  # resolved
-    kind: str  # how the task reads it into index records (Task.dataset_kind)
-    task: str
+    kind: str  # how the task reads it into index records (WebView.dataset_kind)
+    task: Task
     files: tuple[Path, ...]  # resolved data files, in reading order
     label: str = ""
 
@@ -39,10 +42,44 @@ class Dataset:
         """A folder taken whole as one dataset (a KITMUS suite), not one data file."""
         return self.path.is_dir()
 
-    def holds(self, file: Path) -> bool:
-        """Whether a run's data file is (or lies inside) this dataset."""
+    @property
+    def view(self) -> WebView:
+        """How the web app shows the task's instances (the task's web capability)."""
+        return self.task.web or PLAIN
+
+    @cached_property
+    def contents(self) -> frozenset[str]:
+        """The sha256 of each of its files: a dataset is its task, these contents and their
+        splits, wherever the files lie (so a run is attached by what it read, never by a path
+        as typed)."""
+        return frozenset(content_sha256(f) for f in self.files)
+
+    def holds(self, task: str, file: Path | None, sha256: str | None) -> bool:
+        """Whether a run of ``task`` on ``file`` (whose content had ``sha256`` when it ran)
+        answers this dataset: by content when the run recorded it, else (runs recorded before
+        refbench kept it) by the file's place."""
+        if task != self.task.name:
+            return False
+        if sha256:
+            return sha256 in self.contents
+        if file is None:
+            return False
         f = file.resolve()
         return f in self.files or (self.path.is_dir() and self.path in f.parents)
+
+
+_SHAS: dict[tuple[str, int, int], str] = {}
+
+
+def content_sha256(path: Path) -> str:
+    """A file's sha256, computed once per process while its size and time are unchanged."""
+    from refbench.core.io import sha256_file
+
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _SHAS:
+        _SHAS[key] = sha256_file(path)
+    return _SHAS[key]
 
 
 @dataclass
@@ -64,14 +101,15 @@ def _folder_task(path: Path) -> Task | None:
     """The task that takes this folder whole as one dataset (a KITMUS suite), if any."""
     if not path.is_dir():
         return None
-    return next((t for t in all_tasks() if t.is_run_directory(path)), None)
+    return next((t for t in tasks_with("folder") if t.folder and t.folder.is_folder(path)),
+                None)
 
 
 def suite_files(root: Path) -> list[Path]:
     """The files that hold a folder dataset's instances, once each (the task's
-    :meth:`~refbench.tasks.base.Task.directory_files`)."""
+    :meth:`~refbench.tasks.capabilities.FolderRuns.every_file`)."""
     task = _folder_task(root)
-    return task.directory_files(root) if task else []
+    return task.folder.every_file(root) if task and task.folder else []
 
 
 def is_suite(path: Path) -> bool:
@@ -83,15 +121,15 @@ def suite_root_of(file: Path, task: str) -> Path | None:
     """The folder dataset a data file of ``task`` lies in, if any (a KITMUS subtask file's
     suite)."""
     found = find_task(task)
-    return found.directory_of(file) if found else None
+    return found.folder.folder_of(file) if found and found.folder else None
 
 
-def classify_file(path: Path) -> tuple[str, str]:
+def classify_file(path: Path) -> tuple[str, Task]:
     """(kind, task) of one data file, by content; RefbenchError when refbench cannot read it."""
     from refbench.tasks.choices import infer_task
 
     task = infer_task(path, kinds=None)
-    return get_task(task).dataset_kind(path), task
+    return (task.web or PLAIN).dataset_kind(path), task
 
 
 def open_dataset(path: Path) -> Dataset:
@@ -101,19 +139,18 @@ def open_dataset(path: Path) -> Dataset:
     label = path.name if path.is_dir() else f"{path.parent.name}/{path.name}"
     if path.is_dir():
         task = _folder_task(path)
-        if task is None:
-            raise RefbenchError("not a KITMUS suite folder (no <variant>/subtask_<n>_ents/)",
-                                path=path)
-        files = task.directory_files(path)
+        if task is None or task.folder is None:
+            raise RefbenchError("not a folder of data that a task takes whole (refbench ls "
+                                "tasks)", path=path)
+        files = task.folder.every_file(path)
         if not files:
-            raise RefbenchError("the suite has no native .jsonl or full-text CoNLL files",
-                                path=path)
-        return Dataset(dataset_key(path), path, task.dataset_kind(path), task.name,
+            raise RefbenchError("the folder holds none of its task's data files", path=path)
+        return Dataset(dataset_key(path), path, (task.web or PLAIN).dataset_kind(path), task,
                        tuple(files), label)
     if not path.is_file():
         raise RefbenchError("no such file or folder", path=path)
-    kind, task_name = classify_file(path)
-    return Dataset(dataset_key(path), path, kind, task_name, (path,), label)
+    kind, task = classify_file(path)
+    return Dataset(dataset_key(path), path, kind, task, (path,), label)
 
 
 def discover(paths: list[Path]) -> Discovery:

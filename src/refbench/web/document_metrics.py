@@ -1,12 +1,11 @@
 """Scores of a documents task's prediction files on a dataset (TNE), through the task
-(:meth:`refbench.tasks.base.Task.score_documents`), as ``refbench evaluate`` gives them."""
+(:meth:`refbench.tasks.capabilities.Documents.score`), as ``refbench evaluate`` gives them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from refbench.tasks.base import get_task
 from refbench.web.datasets import Dataset
 from refbench.web.runs import RunInfo
 
@@ -16,5 +15,6 @@ def document_run_metrics(ds: Dataset, run: RunInfo) -> dict[str, Any]:
     predicting nothing, and are counted); ``{"error": ...}`` when the file does not fit."""
     from refbench.web.index import signature
 
-    return get_task(ds.task).score_documents(ds.files, Path(run.predictions),
-                                             stamp=signature(ds))
+    if ds.task.documents is None:
+        return {"error": f"{ds.label} is not a dataset of documents"}
+    return ds.task.documents.score(ds.files, Path(run.predictions), stamp=signature(ds))

@@ -1,10 +1,12 @@
-"""The evidence a cross-encoder run read for an AltEntities instance: the description sentences
-its selector found closest to the expression, located in the description as the run read it.
+"""The evidence a cross-encoder run read for an instance whose candidates are described by
+free text (AltEntities): the description sentences its selector found closest to the
+expression, located in the description as the run read it.
 
-Nothing is re-implemented: the instance is read again with the run's input type and word cut
-(:func:`refbench.tasks.altentities.read.read_altentities`), and the sentences come from the
-cross-encoder's own selector with the run's ``evidence_words``. Selection runs MiniLM, so the
-page loads it as a fragment after the instance itself.
+Nothing is re-implemented: the instance is read again by its task with the run's reader options
+(or, for a run that recorded none, the task's :meth:`~refbench.tasks.capabilities.WebView.
+evidence_reading`), and the sentences come from the cross-encoder's own selector with the run's
+``evidence_words``. Selection runs MiniLM, so the page loads it as a fragment after the
+instance itself.
 """
 
 from __future__ import annotations
@@ -15,17 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.types import ChoiceInstance
+from refbench.tasks.base import Task
+from refbench.tasks.capabilities import PLAIN
 from refbench.web.runs import RunInfo
 
 
-def reading_of(run: RunInfo) -> dict[str, Any]:
+def reading_of(task: Task, run: RunInfo) -> dict[str, Any]:
     """How the run read its data: the reader options it recorded; for runs that recorded
-    none, the input type its slices name and the trained model's reader options."""
-    from refbench.tasks.altentities.read import DEFAULT_MAX_WORDS
-
-    inputs = list((run.metrics.get("slices") or {}).get("input_type", {}))
-    reading: dict[str, Any] = {"input_type": inputs[0] if len(inputs) == 1
-                               else "unshown_background", "max_words": DEFAULT_MAX_WORDS}
+    none, what the task says such runs read and the trained model's reader options."""
+    reading: dict[str, Any] = (task.web or PLAIN).evidence_reading(run.metrics)
     recorded = run.metrics.get("reader_options")
     _, _, arg = run.model.partition(":")
     cfg = Path(arg) / "config.json" if arg else None
@@ -39,10 +39,9 @@ def reading_of(run: RunInfo) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
-def _instances(path: str, input_type: str, max_words: int) -> dict[str, ChoiceInstance]:
-    from refbench.tasks.altentities.read import read_altentities
-
-    return {i.id: i for i in read_altentities(path, input_type=input_type, max_words=max_words)}
+def _instances(task: Task, path: str, reading: tuple[tuple[str, Any], ...]
+               ) -> dict[str, ChoiceInstance]:
+    return {i.id: i for i in task.read_choices(Path(path), options=dict(reading))}
 
 
 def select(inst: ChoiceInstance, k: int, budget: int) -> tuple[str, float]:
@@ -52,14 +51,14 @@ def select(inst: ChoiceInstance, k: int, budget: int) -> tuple[str, float]:
     return SELECTOR.get(inst, k, budget)
 
 
-def evidence_for(data: Path, iid: str, run: RunInfo) -> dict[str, Any]:
+def evidence_for(task: Task, data: Path, iid: str, run: RunInfo) -> dict[str, Any]:
     from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, described
     from refbench.models.text import description_sentences
 
-    reading = reading_of(run)
+    reading = reading_of(task, run)
     budget = int(reading.get("evidence_words") or DEFAULT_EVIDENCE_WORDS)
-    inst = _instances(str(data), str(reading["input_type"]),
-                      int(reading["max_words"])).get(iid)
+    options = tuple(sorted((k, v) for k, v in reading.items() if k != "evidence_words"))
+    inst = _instances(task, str(data), options).get(iid)
     if inst is None:
         return {"reading": reading, "error": "the instance is not in the data as this run "
                                              "read it"}

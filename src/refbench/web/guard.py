@@ -130,3 +130,14 @@ def same_origin() -> bool:
     parts = urlsplit(origin)
     return origin != "null" and bool(parts.netloc) and \
         parts.netloc.lower() == request.host.lower()
+
+
+# The study pages' response headers (their links hold tokens: never cached, never sent on).
+STUDY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self'; connect-src 'self'; form-action 'self'; "
+                               "base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",  # tokens are in URLs: never send them on
+    "Cache-Control": "no-store",
+}

@@ -29,26 +29,23 @@ from typing import Any
 
 from tqdm import tqdm
 
-from refbench.tasks.base import find_task
+from refbench.tasks.capabilities import WebView
+from refbench.tasks.lookup import get_task
 from refbench.web.datasets import Dataset
-from refbench.web.records import Problem, Record, file_records
+from refbench.web.records import Problem, Record, file_records, view_of
 from refbench.web.records import facet_names as facet_names
 
-INDEX_VERSION = 9
+INDEX_VERSION = 10  # 10: porter stemming, and the searched texts kept for snippets
 BATCH = 2000
+# Porter stemming over unicode61 words, so that "firefighter" finds "firefighters"; diacritics
+# folded ("café" finds "cafe"). Exact phrases still match their words in order.
+TOKENIZE = "porter unicode61 remove_diacritics 2"
 Row = tuple[Any, ...]
 
 
-def text_field_names(task: str) -> list[str]:
+def text_field_names(view: WebView) -> list[str]:
     """The task's named text fields, each an FTS column ``t_<name>`` beside ``body``."""
-    found = find_task(task)
-    return [name for name, _ in found.text_fields] if found else []
-
-
-def match_key(task: str, iid: str) -> str:
-    """The id predictions are matched on (:meth:`refbench.tasks.base.Task.match_key`)."""
-    found = find_task(task)
-    return found.match_key(iid) if found else iid
+    return [name for name, _ in view.text_fields]
 
 
 def pack(obj: Any) -> bytes:
@@ -63,29 +60,32 @@ def signature(ds: Dataset) -> str:
     from refbench import __version__
 
     # Reader changes between refbench releases rebuild the index too.
-    h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task}".encode())
+    h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task.name}|"
+                       f"{ds.task.version}".encode())
     for f in ds.files:
         st = f.stat()
         h.update(f"|{f}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()[:32]
 
 
-def _rows(kind: str, task: str, path: str) -> tuple[list[Row], list[str]]:
+def _rows(kind: str, task_name: str, path: str) -> tuple[list[Row], list[str]]:
     """One data file's rows and the reader's messages for instances it rejected (run in a
-    worker process for suites)."""
-    names, texts = facet_names(task), text_field_names(task)
+    worker process for suites: the task crosses as its name)."""
+    task = get_task(task_name)
+    view = view_of(task)
+    names, texts = facet_names(view), text_field_names(view)
     rows, problems = [], []
     for rec in file_records(kind, task, Path(path)):
         if isinstance(rec, Problem):
             problems.append(rec.message)
         else:
-            rows.append(_row(task, names, texts, rec))
+            rows.append(_row(view, names, texts, rec))
     return rows, problems
 
 
-def _row(task: str, names: list[str], texts: list[str], rec: Record) -> Row:
+def _row(view: WebView, names: list[str], texts: list[str], rec: Record) -> Row:
     """Item columns, then the searched texts (body and each named field), then the payload."""
-    return (rec.iid, match_key(task, rec.iid), rec.gold, rec.gold_label, rec.title,
+    return (rec.iid, view.match_key(rec.iid), rec.gold, rec.gold_label, rec.title,
             *(rec.facets.get(n) for n in names), rec.body,
             *(rec.fields.get(t, "") for t in texts), pack(rec.payload))
 
@@ -95,20 +95,20 @@ def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, tuple[list[Row
     processes (only safe before the process starts threads: see the module docstring)."""
     if workers <= 1 or len(ds.files) < 3:
         for f in ds.files:
-            yield f, _rows(ds.kind, ds.task, str(f))
+            yield f, _rows(ds.kind, ds.task.name, str(f))
         return
     pending: list[tuple[Path, Future[tuple[list[Row], list[str]]]]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
         files = iter(ds.files)
         for f in files:
-            pending.append((f, pool.submit(_rows, ds.kind, ds.task, str(f))))
+            pending.append((f, pool.submit(_rows, ds.kind, ds.task.name, str(f))))
             if len(pending) >= 2 * workers:
                 break
         while pending:
             f, fut = pending.pop(0)
             nxt = next(files, None)
             if nxt is not None:
-                pending.append((nxt, pool.submit(_rows, ds.kind, ds.task, str(nxt))))
+                pending.append((nxt, pool.submit(_rows, ds.kind, ds.task.name, str(nxt))))
             yield f, fut.result()
 
 
@@ -117,8 +117,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE items (n INTEGER PRIMARY KEY, iid TEXT NOT NULL, key TEXT NOT NULL,
                     gold INTEGER, gold_label TEXT NOT NULL, title TEXT NOT NULL{facets});
 CREATE TABLE payloads (n INTEGER PRIMARY KEY, payload BLOB NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(body{texts}, content='',
-                                   tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE texts (n INTEGER PRIMARY KEY, texts BLOB NOT NULL);
+CREATE VIRTUAL TABLE fts USING fts5(body{texts}, content='', tokenize='{tokenize}');
 CREATE TABLE systems (sys TEXT PRIMARY KEY, signature TEXT NOT NULL, n_matched INTEGER NOT NULL,
                       n_unmatched INTEGER NOT NULL);
 CREATE TABLE problems (file TEXT NOT NULL, message TEXT NOT NULL);
@@ -137,7 +137,7 @@ def default_workers() -> int:
 
 def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: int = 1) -> int:
     """Write the index of ``ds`` to ``target`` (atomically); returns the number of instances."""
-    names, texts = facet_names(ds.task), text_field_names(ds.task)
+    names, texts = facet_names(ds.view), text_field_names(ds.view)
     n_items = 5 + len(names)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
@@ -149,7 +149,8 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         # Payloads (and systems' outputs) live in their own tables so that scans of items and
         # preds (counts, slices, joins) read narrow rows.
         db.executescript(SCHEMA.format(facets="".join(f", f_{n} TEXT" for n in names),
-                                       texts="".join(f", t_{t}" for t in texts)))
+                                       texts="".join(f", t_{t}" for t in texts),
+                                       tokenize=TOKENIZE))
         fts_cols = ", ".join(["rowid", "body", *(f"t_{t}" for t in texts)])
         fts_marks = ", ".join("?" * (2 + len(texts)))
         cols = ", ".join(["n", "iid", "key", "gold", "gold_label", "title",
@@ -168,13 +169,16 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
                                    [(n + k, r[-1]) for k, r in enumerate(chunk)])
                     db.executemany(f"INSERT INTO fts ({fts_cols}) VALUES ({fts_marks})",
                                    [(n + k, *r[n_items:-1]) for k, r in enumerate(chunk)])
+                    db.executemany("INSERT INTO texts (n, texts) VALUES (?, ?)",
+                                   [(n + k, pack(list(r[n_items:-1])))
+                                    for k, r in enumerate(chunk)])
                     n += len(chunk)
                     bar.update(len(chunk))
         db.execute("CREATE INDEX items_key ON items (key)")
         db.execute("CREATE INDEX items_iid ON items (iid)")
         for name in names:
             db.execute(f"CREATE INDEX items_f_{name} ON items (f_{name})")
-        meta = {"signature": signature(ds), "n": str(n), "task": ds.task, "kind": ds.kind,
+        meta = {"signature": signature(ds), "n": str(n), "task": ds.task.name, "kind": ds.kind,
                 "path": str(ds.path), "facets": json.dumps(names),
                 "text_fields": json.dumps(texts)}
         db.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
@@ -241,9 +245,9 @@ def item(db: sqlite3.Connection, n: int) -> dict[str, Any] | None:
             "payload": unpack(row[4])}
 
 
-def find_n(db: sqlite3.Connection, iid: str, task: str) -> int | None:
+def find_n(db: sqlite3.Connection, iid: str, view: WebView) -> int | None:
     row = db.execute("SELECT n FROM items WHERE iid = ? UNION ALL SELECT n FROM items "
-                     "WHERE key = ? LIMIT 1", (iid, match_key(task, iid))).fetchone()
+                     "WHERE key = ? LIMIT 1", (iid, view.match_key(iid))).fetchone()
     return None if row is None else int(row[0])
 
 

@@ -1,5 +1,6 @@
 """Each selected system's answer on a choice instance page (the page's own data comes from the
-task: :meth:`refbench.tasks.base.Task.instance_context`, built with :mod:`refbench.tasks.page`).
+task's web view: :meth:`~refbench.tasks.capabilities.WebView.context`, built with
+:mod:`refbench.tasks.page`).
 Templates only lay this out; nothing here produces markup."""
 
 from __future__ import annotations

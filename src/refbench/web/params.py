@@ -81,7 +81,7 @@ def list_query(ds: Dataset, systems: list[System], *, default_sort: str = "index
                       sort=request.args.get("sort", default_sort),
                       mode=request.args.get("mode") or "plain",
                       field=request.args.get("field", ""))
-    query.validate(facet_names(ds.task), text_field_names(ds.task))
+    query.validate(facet_names(ds.view), text_field_names(ds.view))
     return query
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import read_jsonl
-from refbench.tasks.base import get_task, is_documents
+from refbench.tasks.capabilities import Documents, WebView
 from refbench.web.datasets import Dataset
-from refbench.web.index import IndexFolder, facet_names, match_key, pack, unpack
+from refbench.web.index import IndexFolder, facet_names, pack, unpack
 from refbench.web.runs import System
 
 BATCH = 5000
@@ -49,11 +49,11 @@ def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str,
             db.execute("DELETE FROM preds WHERE sys = ?", (system.sid,))
             db.execute("DELETE FROM outputs WHERE sys = ?", (system.sid,))
             db.execute("DELETE FROM slice_counts WHERE sys = ?", (system.sid,))
-            if is_documents(ds.task):
-                matched, unmatched = _load_documents(db, system, ds.task)
+            if ds.task.documents is not None:
+                matched, unmatched = _load_documents(db, system, ds.task.documents)
             else:
-                matched, unmatched = _load_choice(db, system, ds.task)
-                _count_slices(db, system.sid, facet_names(ds.task))
+                matched, unmatched = _load_choice(db, system, ds.view)
+                _count_slices(db, system.sid, facet_names(ds.view))
             db.execute("INSERT OR REPLACE INTO systems VALUES (?, ?, ?, ?)",
                        (system.sid, sig, matched, unmatched))
             db.commit()
@@ -62,7 +62,7 @@ def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str,
         db.close()
 
 
-def _load_choice(db: sqlite3.Connection, system: System, task: str) -> tuple[int, int]:
+def _load_choice(db: sqlite3.Connection, system: System, view: WebView) -> tuple[int, int]:
     db.execute("CREATE TEMP TABLE IF NOT EXISTS incoming (key TEXT, answer INTEGER, "
                "output BLOB)")
     db.execute("DELETE FROM incoming")
@@ -71,7 +71,7 @@ def _load_choice(db: sqlite3.Connection, system: System, task: str) -> tuple[int
         for _, obj in read_jsonl(run.predictions):
             answer = obj.get("answer")
             out = {k: obj[k] for k in ("scores", "explanation", "extra") if k in obj}
-            batch.append((match_key(task, str(obj.get("id", ""))),
+            batch.append((view.match_key(str(obj.get("id", ""))),
                           answer if isinstance(answer, int) else None, pack(out)))
             if len(batch) >= BATCH:
                 db.executemany("INSERT INTO incoming VALUES (?, ?, ?)", batch)
@@ -101,10 +101,11 @@ def _count_slices(db: sqlite3.Connection, sid: str, names: list[str]) -> None:
                    f"IS NOT NULL AND {col} IS NOT NULL GROUP BY {col}", (sid, name, sid))
 
 
-def _load_documents(db: sqlite3.Connection, system: System, task: str) -> tuple[int, int]:
+def _load_documents(db: sqlite3.Connection, system: System, documents: Documents
+                    ) -> tuple[int, int]:
     """A documents task's predictions (TNE) against the dataset's documents, read by the task
-    (:meth:`refbench.tasks.base.Task.document_outputs`); a file for other documents matches
-    nothing."""
+    (:meth:`refbench.tasks.capabilities.Documents.outputs`); a file for other documents
+    matches nothing."""
     payloads: dict[str, dict[str, Any]] = {}
     numbers: dict[str, int] = {}
     for n, iid, blob in db.execute("SELECT i.n, iid, payload FROM items i JOIN payloads p "
@@ -114,7 +115,7 @@ def _load_documents(db: sqlite3.Connection, system: System, task: str) -> tuple[
     matched = unmatched = 0
     for run in system.runs:
         try:
-            outputs = get_task(task).document_outputs(payloads, run.predictions)
+            outputs = documents.outputs(payloads, run.predictions)
         except RefbenchError:
             unmatched += 1  # predictions for other documents (or malformed): not this dataset
             continue

@@ -12,15 +12,24 @@ Search text is plain by default: every word is quoted as an FTS5 phrase, so what
 groups (:func:`check_advanced`). Either way the MATCH runs once per request, into a temporary
 table every list query of the request reads, and every request's queries share a time budget
 (a progress handler) that ends in a 400 instead of holding a worker for minutes.
+
+Words are matched by their Porter stems (the index's tokenizer), so "firefighter" finds
+"firefighters". A listed instance that a search found carries its *snippet*: the passage
+around the match, cut and marked by FTS5's ``snippet()`` with the same query and tokenizer on
+the page's own texts, returned as (text, matched) segments that the templates escape and mark
+with ``<mark>`` (never markup from the data).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from refbench.web.index import TOKENIZE, unpack
 
 PAGE_SIZE = 50
 CORRECTNESS = ("correct", "incorrect", "missing")
@@ -39,6 +48,10 @@ _TICKS = 2000  # SQLite VM instructions between two looks at the clock
 _LEXEME = re.compile(r'"(?:[^"]|"")*"?|[^\s"():*^{},+]+|[():*^{},+]')
 _WORD = re.compile(r"\w+")
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+SNIPPET_TOKENS = 24  # words of a snippet (FTS5 allows 64)
+_OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: the match's ends in a snippet
+_MARKED = re.compile(f"{_OPEN}(.*?){_CLOSE}", re.S)
+Segment = tuple[str, bool]  # text, whether the search matched it
 
 
 class BadQuery(ValueError):
@@ -240,8 +253,10 @@ class Lister:
         return out
 
     def page(self, *, after: str | None = None, before: str | None = None,
-             size: int = PAGE_SIZE) -> tuple[list[dict[str, Any]], bool, bool]:
-        """One page of rows, and whether there are rows before and after it."""
+             size: int = PAGE_SIZE, snippets: bool = True
+             ) -> tuple[list[dict[str, Any]], bool, bool]:
+        """One page of rows, and whether there are rows before and after it; with a search,
+        each row's ``snippet`` (see :meth:`snippets`) unless ``snippets`` is False."""
         q = self.query
         k = len(q.systems)
         score = _score_sql(k) if q.sort == "disagreement" else "0"
@@ -283,7 +298,36 @@ class Lister:
             out.append(row)
         has_before = (more if backwards else cursor is not None) and bool(out)
         has_after = (cursor is not None if backwards else more) and bool(out)
+        if snippets and self.match:
+            found = self.snippets([row["n"] for row in out])
+            for row in out:
+                row["snippet"] = found.get(row["n"])
         return out, has_before, has_after
+
+    def snippets(self, ns: list[int]) -> dict[int, list[Segment]]:
+        """The passage of each instance ``ns`` around what the search matched, as segments.
+
+        The index keeps no text in its FTS table (``content=''``), so the page's texts are
+        put in a temporary FTS5 table with the same columns and tokenizer, and FTS5's
+        ``snippet()`` runs the same MATCH there: the passage and the marked words are exactly
+        what the search matched, stems and phrases included."""
+        if not self.match or not ns:
+            return {}
+        fields = json.loads(self.db.execute("SELECT value FROM meta WHERE key = 'text_fields'")
+                            .fetchone()[0])
+        columns = ", ".join(["body", *(f"t_{f}" for f in fields)])
+        self.db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.snip USING fts5({columns}, "
+                        f"tokenize='{TOKENIZE}')")
+        self.db.execute("DELETE FROM temp.snip")
+        marks = ",".join("?" * len(ns))
+        rows = self._run(f"SELECT n, texts FROM texts WHERE n IN ({marks})", list(ns))
+        self.db.executemany(
+            f"INSERT INTO temp.snip (rowid, {columns}) VALUES (?{', ?' * (1 + len(fields))})",
+            [(n, *(t.replace(_OPEN, "").replace(_CLOSE, "") for t in unpack(blob)))
+             for n, blob in rows])
+        found = self._run("SELECT rowid, snippet(snip, -1, ?, ?, '…', ?) FROM temp.snip "
+                          "WHERE snip MATCH ?", [_OPEN, _CLOSE, SNIPPET_TOKENS, self.match])
+        return {int(n): segments(text) for n, text in found if text}
 
     def position(self, n: int) -> int | None:
         """Where instance ``n`` stands in this list's order (1-based), None if the list's
@@ -310,10 +354,24 @@ class Lister:
             row = self._run(f"SELECT ({_score_sql(len(q.systems))}) FROM items i {joins} "
                             "WHERE i.n = ?", [*q.systems, n])
             cur = f"{row[0][0] if row else 0}.{n}"
-        prev, _, _ = self.page(before=cur, size=1)
-        nxt, _, _ = self.page(after=cur, size=1)
+        prev, _, _ = self.page(before=cur, size=1, snippets=False)
+        nxt, _, _ = self.page(after=cur, size=1, snippets=False)
         return (prev[0]["n"] if prev else None), (nxt[0]["n"] if nxt else None)
 
 
 def _natural(value: str) -> tuple[int, int | str]:
     return (0, int(value)) if value.isdigit() else (1, value)
+
+
+def segments(snippet: str) -> list[Segment]:
+    """A marked snippet as (text, matched) segments, runs of white space as one space."""
+    out: list[Segment] = []
+    pos = 0
+    for m in _MARKED.finditer(snippet):
+        if m.start() > pos:
+            out.append((snippet[pos:m.start()], False))
+        out.append((m.group(1), True))
+        pos = m.end()
+    if pos < len(snippet):
+        out.append((snippet[pos:], False))
+    return [(re.sub(r"\s+", " ", text), hit) for text, hit in out if text]

@@ -60,7 +60,7 @@ def group_runs(cat: Catalog, runs: list[RunInfo], text: str = "") -> list[RunGro
         for s in systems:
             chosen = [r for r in s.runs if r in runs and _matches(words, r, ds, s.label)]
             if chosen:
-                group = groups.setdefault(ds.key, RunGroup(ds=ds, task=ds.task))
+                group = groups.setdefault(ds.key, RunGroup(ds=ds, task=ds.task.name))
                 group.systems.append(SystemRuns(label=s.label, model=s.model, runs=sorted(
                     chosen, key=lambda r: (r.created, r.rid), reverse=True)))
     placed = {r.rid for g in groups.values() for s in g.systems for r in s.runs}

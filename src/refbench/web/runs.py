@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.runs.record import data_sha256
 from refbench.runs.store import Store
-from refbench.tasks.base import is_documents
+from refbench.tasks.lookup import find_task, tasks_with
 from refbench.web.datasets import Dataset
 
 
@@ -35,11 +36,15 @@ class RunInfo:
     metrics: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     store_id: int | None = None
     source: str = "store"
+    # The content of the data it read (None: a run recorded without it, or a TNE file): a
+    # run belongs to a served dataset holding that content, wherever either lies.
+    data_sha256: str | None = None
 
     @property
     def is_documents(self) -> bool:
         """A documents task's run (TNE): scored by document ids, not per instance."""
-        return is_documents(self.task)
+        found = find_task(self.task)
+        return found is not None and found.documents is not None
 
     @property
     def is_tne(self) -> bool:
@@ -98,7 +103,8 @@ def store_runs(store_path: Path) -> list[RunInfo]:
                 fingerprint=str(full.get("model_fingerprint") or full["model"]),
                 task=str(full["task"]), data=resolve_data(str(full["data"]), Path(out_dir)),
                 predictions=pred.resolve(), created=str(full.get("created") or ""),
-                metrics=metrics, store_id=int(full["run_id"]), source="store"))
+                metrics=metrics, store_id=int(full["run_id"]), source="store",
+                data_sha256=full.get("data_sha256") or data_sha256(metrics)))
         return out
     finally:
         store.close()
@@ -106,10 +112,8 @@ def store_runs(store_path: Path) -> list[RunInfo]:
 
 def _prediction_file_task(path: Path) -> str | None:
     """The documents task (TNE) whose own prediction file this is, if any."""
-    from refbench.tasks.base import all_tasks
-
-    return next((t.name for t in all_tasks()
-                 if t.kind == "documents" and t.is_prediction_file(path)), None)
+    return next((t.name for t in tasks_with("documents")
+                 if t.documents is not None and t.documents.is_prediction_file(path)), None)
 
 
 def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, str]]]:
@@ -133,7 +137,8 @@ def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, s
                         data=resolve_data(str(metrics["data"]), f.parent),
                         predictions=(f.parent / "predictions.jsonl").resolve(),
                         created=str(metrics.get("provenance", {}).get("time", "")),
-                        metrics=metrics, store_id=metrics.get("run_id"), source="folder")
+                        metrics=metrics, store_id=metrics.get("run_id"), source="folder",
+                        data_sha256=data_sha256(metrics))
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
                     skipped.append((str(f), f"not a refbench run's metrics ({exc})"))
                     continue
@@ -172,27 +177,38 @@ def all_runs(store_path: Path, run_dirs: Iterable[Path]) -> tuple[list[RunInfo],
     return list(by_pred.values()), problems + skipped
 
 
-def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
+def _name(runs: Iterable[RunInfo], model: str) -> str:
+    """A system's name: the one its latest run was given (``run --system``), else its spec."""
+    latest = max(runs, key=lambda r: (r.created, r.rid), default=None)
+    name = latest.metrics.get("system") if latest is not None else None
+    return str(name) if name else model
+
+
+def systems_for(ds: Dataset, runs: Iterable[RunInfo],
+                answers: Callable[[RunInfo], bool] | None = None) -> list[System]:
     """The systems that ran on this dataset: one per model configuration, latest run per file.
-    TNE prediction files are candidates for every TNE dataset (they are matched by document id
-    when loaded)."""
-    groups: dict[tuple[str, str], dict[Path, RunInfo]] = {}
+    A documents task's prediction files say nothing of their data: ``answers`` says which
+    predict documents of ``ds`` (all of them when it is not given)."""
+    groups: dict[tuple[str, str], dict[Path | str, RunInfo]] = {}
     for run in runs:
-        if is_documents(ds.task):
-            if not run.is_documents or run.task != ds.task:
+        target: Path | str
+        if ds.task.documents is not None:
+            if not run.is_documents or run.task != ds.task.name \
+                    or (answers is not None and not answers(run)):
                 continue
             target = run.predictions
         else:
-            if run.is_documents or run.data is None or run.task != ds.task \
-                    or not ds.holds(run.data):
+            if run.is_documents or run.data is None \
+                    or not ds.holds(run.task, run.data, run.data_sha256):
                 continue
-            target = run.data
+            target = run.data_sha256 or run.data  # one run per data file: its content
         group = groups.setdefault((run.model, run.fingerprint), {})
         old = group.get(target)
         if old is None or (run.created, run.rid) > (old.created, old.rid):
             group[target] = run
-    systems = [System(sid="m" + _hash(f"{model}|{fp}"), label=model, model=model,
-                      fingerprint=fp, runs=sorted(g.values(), key=lambda r: str(r.predictions)))
+    systems = [System(sid="m" + _hash(f"{model}|{fp}"), label=_name(g.values(), model),
+                      model=model, fingerprint=fp,
+                      runs=sorted(g.values(), key=lambda r: str(r.predictions)))
                for (model, fp), g in groups.items()]
     labels = [s.label for s in systems]
     for s in systems:

@@ -18,14 +18,20 @@ from refbench.web.guard import allowed_hosts, is_loopback, url_host
 
 
 def make_config(data: list[Path], *, run_dirs: list[Path], store: Path | None,
-                index_dir: Path | None, tne_model: Path | None) -> ServeConfig:
+                index_dir: Path | None, demo_models: dict[str, Path] | None = None
+                ) -> ServeConfig:
+    """The app's configuration; ``demo_models``: a model folder per task with a demo, each
+    checked by its demo (:meth:`~refbench.tasks.capabilities.Demo.check_model`)."""
     from refbench.runs.store import default_store_path
+    from refbench.tasks.lookup import get_task
 
-    if tne_model is not None and not tne_model.is_dir():
-        raise UsageError(f"--tne-model {tne_model}: not a folder (train one with refbench tne "
-                         "train)")
+    for task, model in (demo_models or {}).items():
+        demo = get_task(task).demo
+        if demo is None:
+            raise UsageError(f"task {task!r} has no demo page to give a model to")
+        demo.check_model(model)
     return ServeConfig(data=data, run_dirs=run_dirs, store=store or default_store_path(),
-                       index_dir=index_dir, tne_model=tne_model)
+                       index_dir=index_dir, demo_models=dict(demo_models or {}))
 
 
 def prepare(catalog: Catalog, *, progress: bool = True) -> None:
@@ -48,7 +54,7 @@ def prepare(catalog: Catalog, *, progress: bool = True) -> None:
 def study_blueprints(studies: list[Path]) -> list[tuple[Any, str]]:
     """Human studies (``refbench study create``) mounted on the app: ``/study/`` for one,
     ``/study/<file stem>/`` for several."""
-    from refbench.studies.web import make_study_blueprint
+    from refbench.web.study.blueprint import make_study_blueprint
 
     stems = [p.stem for p in studies]
     if len(set(stems)) != len(stems):
@@ -59,7 +65,8 @@ def study_blueprints(studies: list[Path]) -> list[tuple[Any, str]]:
 
 
 def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
-              index_dir: Path | None, tne_model: Path | None, host: str, port: int,
+              index_dir: Path | None, host: str, port: int,
+              demo_models: dict[str, Path] | None = None,
               warm: bool = True, studies: list[Path] | None = None,
               trusted_hosts: list[str] | None = None, expose_data: bool = False) -> None:
     from werkzeug.serving import run_simple
@@ -70,14 +77,14 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
     mounted = study_blueprints(studies or [])
     shown = url_host(host, trusted_hosts or [])
     if studies_only(host, bool(studies), expose_data):
-        from refbench.studies.server import studies_app
+        from refbench.web.study.server import studies_app
 
         app = studies_app(mounted, hosts=hosts)
         print(f"refbench serve: {host} is not loopback, so only the studies are served (add "
               "--expose-data to serve the data and runs too)", file=sys.stderr)
     else:
         app = data_app(data, run_dirs=run_dirs, store=store, index_dir=index_dir,
-                       tne_model=tne_model, warm=warm, mounted=mounted, hosts=hosts)
+                       demo_models=demo_models, warm=warm, mounted=mounted, hosts=hosts)
         if not is_loopback(host):
             print(f"warning: serving on {host}: anyone who can reach this machine on port "
                   f"{port} can read the data and runs shown", file=sys.stderr)
@@ -86,7 +93,7 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
         print("note: only loopback host names are answered; give --trusted-host NAME for the "
               "name or address clients use", file=sys.stderr)
     if studies:
-        from refbench.studies.server import links
+        from refbench.web.study.server import links
 
         for study, (_, prefix) in zip(studies, mounted, strict=True):
             print(f"study {study}:", file=sys.stderr)
@@ -103,13 +110,13 @@ def studies_only(host: str, has_studies: bool, expose_data: bool) -> bool:
 
 
 def data_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
-             index_dir: Path | None, tne_model: Path | None, warm: bool,
-             mounted: list[tuple[Any, str]], hosts: frozenset[str]) -> Any:
+             index_dir: Path | None, warm: bool, mounted: list[tuple[Any, str]],
+             hosts: frozenset[str], demo_models: dict[str, Path] | None = None) -> Any:
     """The full app (datasets, runs, leaderboard, demo) with the studies mounted on it."""
     from refbench.web.app import create_app
 
     config = make_config(data, run_dirs=run_dirs, store=store, index_dir=index_dir,
-                         tne_model=tne_model)
+                         demo_models=demo_models)
     catalog = Catalog(config)
     for path, why in catalog.skipped:
         print(f"not shown: {path}: {why}", file=sys.stderr)  # at start: files, not data

@@ -3,12 +3,39 @@ the current view's query (search, filters, systems) while changing one thing."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from flask import Flask, request
+from jinja2 import ChoiceLoader, FileSystemLoader
 
 from refbench.tasks.page import ENTITY_COLOURS, chain_class
+
+
+def task_template_dirs() -> list[Path]:
+    """Every registered task's templates (``tasks/<name>/templates``, registry order): its
+    instance page, demo and study pages are found by the names the task gives them, without the
+    web layer knowing any of them."""
+    from refbench.tasks.lookup import all_tasks
+
+    return [d for t in all_tasks() if (d := t.home() / "templates").is_dir()]
+
+
+def template_loader(*own: Path) -> ChoiceLoader:
+    """``own`` folders first, then every task's."""
+    return ChoiceLoader([FileSystemLoader(str(f)) for f in (*own, *task_template_dirs())])
+
+
+def with_task_templates(app: Any) -> None:
+    """Let ``app`` (any host app a study blueprint is mounted on) find the tasks' templates
+    after its own: the study types' pages live in their tasks' folders."""
+    if app.extensions.get("refbench_task_templates"):
+        return
+    own = app.jinja_loader
+    tasks = [FileSystemLoader(str(d)) for d in task_template_dirs()]
+    app.jinja_loader = ChoiceLoader([own, *tasks] if own is not None else tasks)
+    app.extensions["refbench_task_templates"] = True
 
 
 def with_args(**changes: Any) -> str:

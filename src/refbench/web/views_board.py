@@ -8,17 +8,19 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, url_for
 
-from refbench.tasks.base import find_task, get_task, is_documents
+from refbench.tasks.base import Task
+from refbench.tasks.capabilities import PLAIN
+from refbench.tasks.lookup import find_task
+from refbench.web.datasets import Dataset
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
 from refbench.web.stats import wilson_interval
 
 bp = Blueprint("board", __name__)
 
-def _columns(task: str) -> tuple[tuple[str, str], ...]:
+def _columns(task: Task | None) -> tuple[tuple[str, str], ...]:
     """(metric key in a run's metrics, label): the task's leaderboard columns."""
-    found = find_task(task)
-    return found.leaderboard_columns if found else (("accuracy", "accuracy"),)
+    return (task.web or PLAIN).leaderboard_columns if task else (("accuracy", "accuracy"),)
 
 
 def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
@@ -41,26 +43,58 @@ def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
 SUITE_BLOCK_COLUMNS = 9  # subtask columns per leaderboard table (3 KITMUS variants x 3)
 
 
-def _folder_table(ds: Any, systems: list[System]) -> dict[str, Any]:
+def folder_columns(ds: Dataset, systems: list[System]) -> list[tuple[str, int]]:
+    """The (group, column) cells the systems' runs fill in a folder dataset."""
+    folder = ds.task.folder
+    assert folder is not None
+    return sorted({folder.cell(r.metrics) for s in systems for r in s.runs})
+
+
+def _folder_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     """A folder dataset (KITMUS suite): one run per data file, one column per run
-    (:meth:`refbench.tasks.base.Task.directory_cell`), the task's first leaderboard metric."""
-    task = get_task(ds.task)
-    key = task.leaderboard_columns[0][0]
-    columns: list[tuple[str, int]] = sorted({task.directory_cell(r.metrics)
-                                             for s in systems for r in s.runs})
-    rows: list[dict[str, Any]] = []
+    (:meth:`refbench.tasks.capabilities.FolderRuns.cell`), the task's first leaderboard
+    metric, and each group's summary columns (WinoBias: Diff). Systems are ranked by their
+    mean over the cells **every** system has, and each row says how many it has: a system
+    scored on one subtask is never ranked above one scored on all of them by a mean over
+    different subtasks."""
+    folder = ds.task.folder
+    assert folder is not None
+    key = ds.view.leaderboard_columns[0][0]
+    filled = folder_columns(ds, systems)
+    groups = list(dict.fromkeys(g for g, _ in filled))
+    per_system = []
     for s in systems:
-        by_col = {task.directory_cell(r.metrics): r for r in s.runs}
-        cells = [cell(by_col[c], key) if c in by_col else None for c in columns]
-        values = [c["value"] for c in cells if c]
-        rows.append({"system": s, "cells": cells,
-                     "mean": sum(values) / len(values) if values else None})
-    rows.sort(key=lambda r: -(r["mean"] or 0))
-    variants = list(dict.fromkeys(v for v, _ in columns))
-    spans = [(v, sum(1 for c in columns if c[0] == v)) for v in variants]
-    return {"columns": [n for _, n in columns], "rows": rows, "suite": True,
-            "variants": spans, "blocks": column_blocks(spans),
-            "metric": task.directory_caption}
+        by_col = {folder.cell(r.metrics): r for r in s.runs}
+        per_system.append((s, {c: cell(r, key) for c, r in by_col.items()}))
+    common = set(filled)
+    for _, have in per_system:
+        common &= {c for c, v in have.items() if v}
+    columns: list[dict[str, Any]] = []
+    for g in groups:
+        columns += [{"group": g, "column": c, "label": folder.column_label(c)}
+                    for gg, c in filled if gg == g]
+        columns += [{"group": g, "summary": label}
+                    for label, _ in folder.group_summary({})]
+    rows: list[dict[str, Any]] = []
+    for s, have in per_system:
+        cells: list[dict[str, Any] | None] = []
+        for g in groups:
+            mine = {c: v for (gg, c), v in have.items() if gg == g and v}
+            cells += [mine.get(c) for gg, c in filled if gg == g]
+            values = {c: v["value"] for c, v in mine.items()}
+            cells += [{"value": x, "ci": None, "method": None, "rid": None} if x is not None
+                      else None for _, x in folder.group_summary(values)]
+        own = [v["value"] for v in have.values() if v]
+        shared = [v["value"] for c in common if (v := have.get(c))]
+        rows.append({"system": s, "cells": cells, "coverage": len(own),
+                     "mean": sum(own) / len(own) if own else None,
+                     "common_mean": sum(shared) / len(shared) if shared else None})
+    rows.sort(key=lambda r: (-(r["common_mean"] if r["common_mean"] is not None else -1),
+                             -r["coverage"], -(r["mean"] or 0)))
+    spans = [(g, sum(1 for c in columns if c["group"] == g)) for g in groups]
+    return {"columns": columns, "rows": rows, "suite": True, "variants": spans,
+            "blocks": column_blocks(spans), "metric": folder.caption,
+            "n_columns": len(filled), "n_common": len(common)}
 
 
 def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
@@ -80,8 +114,11 @@ def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
     return blocks
 
 
-def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
-    metrics = _columns(task)
+def _flat_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
+    """One row per run on a data file, the task's leaderboard columns. When the runs answered
+    different instances (``--limit``), each row also gets its accuracy on the instances every
+    run answered, and the rows are ranked by it."""
+    metrics = _columns(ds.task)
     rows: list[dict[str, Any]] = []
     for s in systems:
         for r in s.runs:
@@ -90,8 +127,40 @@ def _flat_table(task: str, systems: list[System]) -> dict[str, Any]:
     used = [k for k in range(len(metrics)) if any(row["cells"][k] for row in rows)]
     for row in rows:
         row["cells"] = [row["cells"][k] for k in used]
-    rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"] and r["cells"][0] else 0))
-    return {"columns": [metrics[k][1] for k in used], "rows": rows, "suite": False}
+    common = common_accuracy(ds, systems) if len({r["n"] for r in rows}) > 1 else None
+    if common is not None:
+        for row in rows:
+            row["common"] = common["accuracy"].get(row["system"].sid)
+        rows.sort(key=lambda r: -(r["common"] if r["common"] is not None else -1))
+    else:
+        rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"] and r["cells"][0]
+                                  else 0))
+    return {"columns": [metrics[k][1] for k in used], "rows": rows, "suite": False,
+            "common": common}
+
+
+def common_accuracy(ds: Dataset, systems: list[System]) -> dict[str, Any] | None:
+    """Each system's accuracy on the instances (with gold) that every system answered, from
+    the dataset's index; None when the index is not built yet."""
+    from refbench.web.params import catalog, connect
+    from refbench.web.predictions import ensure_system
+
+    cat = catalog()
+    if not cat.index.is_current(ds):
+        return None
+    for s in systems:
+        ensure_system(cat.index, ds, s)
+    with connect(ds) as db:
+        answered: dict[str, dict[int, int]] = {s.sid: {} for s in systems}
+        marks = ",".join("?" * len(systems))
+        for sid, n, correct in db.execute(
+                f"SELECT sys, n, correct FROM preds WHERE sys IN ({marks}) AND correct IS "
+                "NOT NULL", [s.sid for s in systems]):
+            answered[sid][int(n)] = int(correct)
+    shared = set.intersection(*(set(a) for a in answered.values())) if answered else set()
+    return {"n": len(shared), "accuracy": {
+        sid: (sum(a[k] for k in shared) / len(shared) if shared else None)
+        for sid, a in answered.items()}}
 
 
 def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
@@ -118,19 +187,20 @@ def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
 def leaderboard() -> str:
     cat = catalog()
     by_task: dict[str, list[dict[str, Any]]] = {}
-    for ds in sorted(cat.datasets.values(), key=lambda d: (d.task, d.label)):
+    for ds in sorted(cat.datasets.values(), key=lambda d: (d.task.name, d.label)):
         systems = cat.systems(ds)
         if not systems:
             continue
-        if is_documents(ds.task):
+        if ds.task.documents is not None:
             table = _documents_table(ds, systems)
             if not table["rows"]:
                 continue
-        elif ds.path.is_dir():  # a folder dataset (KITMUS suite): one run per subtask
+        elif ds.path.is_dir() and ds.task.folder is not None \
+                and len(ds.files) > 1:  # one run per file of a folder (a suite, WinoBias)
             table = _folder_table(ds, systems)
         else:
-            table = _flat_table(ds.task, systems)
-        by_task.setdefault(ds.task, []).append({"ds": ds, "table": table})
+            table = _flat_table(ds, systems)
+        by_task.setdefault(ds.task.name, []).append({"ds": ds, "table": table})
     return render_template("leaderboard.html", by_task=by_task)
 
 
@@ -144,7 +214,8 @@ def run_page(rid: str) -> str:
     system = cat.system_of(ds, run) if ds else None
     metrics = run.metrics
     task_cells = [(label, cell(run, key)) for key, label in
-                  ((("accuracy", "accuracy"),) if run.is_documents else _columns(run.task))]
+                  ((("accuracy", "accuracy"),) if run.is_documents
+                   else _columns(find_task(run.task)))]
     tne = None
     if run.is_documents and ds is not None:
         from refbench.web.document_metrics import document_run_metrics
@@ -152,8 +223,8 @@ def run_page(rid: str) -> str:
         tne = document_run_metrics(ds, run)
     # A run on one file of a folder dataset (a KITMUS subtask) browses that file's instances:
     # the task says which facet values select them.
-    subset = get_task(run.task).run_facets(run.data, ds.path) \
-        if ds is not None and ds.is_folder and run.data is not None else {}
+    subset = ds.task.folder.run_facets(run.data, ds.path) \
+        if ds is not None and ds.is_folder and ds.task.folder and run.data is not None else {}
     values: dict[str, Any] = {f"f.{k}": v for k, v in subset.items()}
     browse = url_for("browse.dataset", key=ds.key, sys=system.sid if system else None,
                      **values) if ds is not None else None

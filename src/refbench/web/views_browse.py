@@ -7,7 +7,6 @@ from typing import Any
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from refbench.tasks.base import get_task
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
 from refbench.web.instance_views import system_answers
@@ -45,14 +44,19 @@ def home() -> str:
     groups = group_runs(cat, runs, wanted)
     return render_template("home.html", datasets=rows, runs=runs, run_groups=groups,
                            run_filter=wanted,
-                           shown=sum(g.n_runs for g in groups),
+                           shown=len({r.rid for g in groups for s in g.systems
+                                      for r in s.runs}),
                            skipped=cat.skipped + cat.run_problems,
                            store=cat.config.store)
 
 
 @bp.route("/data/<key>")
-def dataset(key: str) -> str:
+def dataset(key: str) -> str | Response:
     ds = dataset_or_404(key)
+    opening = _split_with_runs(ds) if not request.args else None
+    if opening is not None:  # a dataset of several splits opens on the one its runs are on
+        args: dict[str, Any] = {"f.split": opening}
+        return redirect(url_for("browse.dataset", key=key, **args))
     systems = selected_systems(ds)
     query = list_query(ds, systems)
     with connect(ds) as db:
@@ -61,16 +65,31 @@ def dataset(key: str) -> str:
                                                   before=request.args.get("before"))
         total = idx.count(db)
         matching = lister.count()
-        facets = lister.facet_counts(idx.facet_names(ds.task))
+        facets = lister.facet_counts(idx.facet_names(ds.view))
         n_problems, problems = idx.problems(db)
     context = {"n_problems": n_problems, "problems": problems, "ds": ds, "rows": rows,
                "has_before": has_before, "has_after": has_after,
                "total": total, "matching": matching, "facets": facets,
-               "facet_labels": facet_labels(ds.task), "query": query,
+               "facet_labels": facet_labels(ds.view), "query": query,
                "systems": systems, "all_systems": catalog().systems(ds)}
     if request.headers.get("HX-Request") and request.headers.get("HX-Target") == "listing":
         return render_template("_listing.html", **context)
     return render_template("dataset.html", **context)
+
+
+def _split_with_runs(ds: Dataset) -> str | None:
+    """The one split every run on the dataset answered, when the dataset holds several
+    splits (WinoBias: dev and test; a KITMUS suite: train, validation, test); else None."""
+    if "split" not in idx.facet_names(ds.view):
+        return None
+    splits = {str(r.metrics.get("split")) for s in catalog().systems(ds) for r in s.runs
+              if r.metrics.get("split")}
+    if len(splits) != 1:
+        return None
+    with connect(ds) as db:
+        held = {str(v) for (v,) in db.execute("SELECT DISTINCT f_split FROM items")}
+    (split,) = splits
+    return split if split in held and len(held) > 1 else None
 
 
 @bp.route("/data/<key>/jump")
@@ -88,7 +107,7 @@ def jump(key: str) -> Response:
 def by_id(key: str, iid: str) -> Response:
     ds = dataset_or_404(key)
     with connect(ds) as db:
-        n = idx.find_n(db, iid, ds.task)
+        n = idx.find_n(db, iid, ds.view)
     if n is None:
         abort(404, description=f"No instance with id {iid!r} in this dataset.")
     return redirect(url_for("browse.instance", key=key, n=n) + _query())
@@ -127,14 +146,14 @@ def instance(key: str, n: int) -> str:
                                "next_n": next_n, "total": total, "place": place,
                                "systems": systems,
                                "all_systems": catalog().systems(ds), "query": query}
-    task = get_task(ds.task)
+    view = ds.view
     selected = {s.sid: outputs[s.sid] for s in systems if s.sid in outputs}
-    context.update(task.instance_context(payload, args=request.args, outputs=selected))
+    context.update(view.context(payload, args=request.args, outputs=selected))
     context["labels"] = {s.sid: s.label for s in systems}
-    if task.kind == "choice":
+    if ds.task.documents is None:
         context["answers"] = system_answers(payload, systems, outputs)
         context["twin"] = _twin(ds, item)
-    return render_template(task.instance_template, **context)
+    return render_template(view.template_for(payload), **context)
 
 
 def _place(lister: Lister, n: int, total: int) -> dict[str, int] | None:
@@ -150,15 +169,14 @@ def _place(lister: Lister, n: int, total: int) -> dict[str, int] | None:
 def np_fragment(key: str, n: int, np_id: str) -> str:
     """The links of one NP (the panel a click on an NP fills)."""
     ds = dataset_or_404(key)
-    if get_task(ds.task).kind != "documents":
-        abort(404, description="NP links exist only for TNE documents.")
+    if ds.task.documents is None:
+        abort(404, description="NP links exist only for documents (TNE).")
     systems = selected_systems(ds, default_all="sys" not in request.args)
     item = _instance(ds, n)
     with connect(ds) as db:
         outputs = outputs_for(db, n, [s.sid for s in systems])
     selected = {s.sid: outputs[s.sid] for s in systems if s.sid in outputs}
-    view = get_task(ds.task).instance_context(item["payload"], args={"np": np_id},
-                                              outputs=selected)["doc"]
+    view = ds.view.context(item["payload"], args={"np": np_id}, outputs=selected)["doc"]
     if view["links"] is None:
         abort(404, description=f"The document has no NP {np_id!r}.")
     return render_template("_np_links.html", doc=view, ds=ds, item=item,
@@ -171,8 +189,8 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
     switched copy is usually kept). A twin always has the same candidates and another text,
     so a file that merely reuses ids (KnowRef TSV splits number from 0) never links."""
     iid, payload = item["iid"], item["payload"]
-    task = get_task(ds.task)
-    wanted = task.twin_ids(iid)
+    view = ds.view
+    wanted = view.twin_ids(iid)
     names = sorted(c["text"] for c in payload["candidates"])
 
     def is_twin(other: dict[str, Any] | None) -> bool:
@@ -180,17 +198,17 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
             and sorted(c["text"] for c in other["payload"]["candidates"]) == names
 
     cat = catalog()
-    for other in [ds, *(d for d in cat.datasets.values() if d.task == ds.task and d != ds)]:
+    for other in [ds, *(d for d in cat.datasets.values() if d.task is ds.task and d != ds)]:
         if other != ds and not cat.index.is_current(other):
             continue
         with connect(other) as db:
             for want in wanted:
                 if other == ds and want == iid:
                     continue
-                n = idx.find_n(db, want, other.task)
+                n = idx.find_n(db, want, other.view)
                 if n is not None and is_twin(idx.item(db, n)):
                     return {"ds": other, "n": n, "iid": want}
-            if other == ds and task.twin_neighbours and not wanted:
+            if other == ds and view.twin_neighbours and not wanted:
                 for n in (item["n"] - 1, item["n"] + 1):
                     near = idx.item(db, n) if n >= 0 else None
                     if near is not None and is_twin(near) and near["gold"] != item["gold"]:
@@ -200,17 +218,17 @@ def _twin(ds: Dataset, item: dict[str, Any]) -> dict[str, Any] | None:
 
 @bp.route("/data/<key>/<int:n>/evidence/<sid>")
 def evidence(key: str, n: int, sid: str) -> str:
-    """The description sentences a cross-encoder system selected (AltEntities)."""
+    """The description sentences a cross-encoder system selected (free-text candidates)."""
     from refbench.web.evidence import evidence_for
     from refbench.web.instance_views import highlight_sentences
 
     ds = dataset_or_404(key)
     system = next((s for s in catalog().systems(ds) if s.sid == sid), None)
-    if not get_task(ds.task).has_evidence or system is None:
-        abort(404, description="No such AltEntities system for this dataset.")
+    if not ds.view.has_evidence or system is None:
+        abort(404, description="No such system with evidence for this dataset.")
     item = _instance(ds, n)
     run = system.runs[0]
-    found = evidence_for(run.data or ds.files[0], item["iid"], run)
+    found = evidence_for(ds.task, run.data or ds.files[0], item["iid"], run)
     for c in found.get("candidates", []):
         c["segments"] = highlight_sentences(c["description"], c["chosen"])
     return render_template("_evidence.html", ev=found, system=system)

@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
-from refbench.tasks.base import get_task, is_documents
+from refbench.tasks.capabilities import WebView
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
 from refbench.web.matrix import compare_matrix
@@ -45,15 +45,16 @@ def _systems(ds: Dataset) -> list[System]:
     return chosen
 
 
-def slice_table(db: sqlite3.Connection, task: str, sids: list[str]) -> list[dict[str, Any]]:
+def slice_table(db: sqlite3.Connection, view: WebView, sids: list[str]
+                ) -> list[dict[str, Any]]:
     """Accuracy of each system overall and on every value of every slice (from the counts
     made when each system's predictions were loaded)."""
     marks = ",".join("?" * len(sids))
     rows = db.execute(f"SELECT slice, value, sys, n, correct FROM slice_counts "
                       f"WHERE sys IN ({marks})", sids).fetchall()
-    labels = facet_labels(task)
+    labels = facet_labels(view)
     out = []
-    for name in ("all", *idx.facet_names(task)):
+    for name in ("all", *idx.facet_names(view)):
         values: dict[str, dict[str, dict[str, Any]]] = {}
         for group, value, sid, n, right in rows:
             if group == name and n:
@@ -61,11 +62,15 @@ def slice_table(db: sqlite3.Connection, task: str, sids: list[str]) -> list[dict
                     "n": int(n), "accuracy": right / n, "ci": wilson_interval(int(right), int(n))}
         if not values or (name != "all" and len(values) < 2):
             continue
+        # the best figure of a row is bold only where every system answered as many instances
+        # (a system scored on 2,000 instances is never ranked against one scored on 48,000)
+        unequal = {v for v, by in values.items()
+                   if len(by) < len(sids) or len({c["n"] for c in by.values()}) > 1}
         best = {v: max((c["accuracy"] for c in by.values()), default=None)
-                for v, by in values.items()}
+                if v not in unequal else None for v, by in values.items()}
         ordered = sorted(values.items(), key=lambda x: idx_natural(x[0]))
         out.append({"name": name, "label": labels.get(name, name), "rows": ordered,
-                    "best": best})
+                    "best": best, "unequal": unequal})
     return out
 
 
@@ -98,7 +103,7 @@ def compare() -> str:
     context: dict[str, Any] = {"ds": ds, "systems": systems, "all_systems": cat.systems(ds)}
     if len(systems) < 2:
         return render_template("compare.html", ready=False, **context)
-    if is_documents(ds.task):
+    if ds.task.documents is not None:
         from refbench.web.compare_documents import document_comparison
         from refbench.web.document_metrics import document_run_metrics
 
@@ -107,18 +112,18 @@ def compare() -> str:
         return render_template("compare_documents.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
     with connect(ds) as db:
-        slices = slice_table(db, ds.task, [s.sid for s in systems])
+        slices = slice_table(db, ds.view, [s.sid for s in systems])
         lister = Lister(db, query)
         rows, has_before, has_after = lister.page(after=request.args.get("after"),
                                                   before=request.args.get("before"))
         matching = lister.count()
         total = idx.count(db)
-        axes = get_task(ds.task).compare_matrix
+        axes = ds.view.compare_matrix
         matrix = compare_matrix(db, axes[0], axes[1], systems[0].sid, systems[1].sid) \
-            if axes and set(axes) <= set(idx.facet_names(ds.task)) else None
+            if axes and set(axes) <= set(idx.facet_names(ds.view)) else None
     context.update(matrix=matrix, ready=True, slices=slices, rows=rows, has_before=has_before,
                    has_after=has_after, matching=matching, total=total, query=query,
-                   facet_labels=facet_labels(ds.task),
+                   facet_labels=facet_labels(ds.view),
                    pairs=list(combinations(systems, 2)))
     return render_template("compare.html", **context)
 

@@ -1,70 +1,37 @@
-"""The TNE demo: type or paste a text, see it chunked into NPs and enriched with the
-preposition links of the ``--tne-model`` model, in the same document view as the datasets;
-without a model (or when asked), the links of one of the paper's deterministic baselines."""
+"""The tasks' demo pages (their demo capability): each is mounted at ``/<route>``, rendered
+with the task's own template from :meth:`~refbench.tasks.capabilities.Demo.context`, with the
+model folder given to ``refbench serve`` (``--<model_option>``) or a test's stand-in."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
-from typing import Any
-
 from flask import Blueprint, current_app, render_template, request
 
-from refbench.tasks.tne.page import demo_payload, tne_view
+from refbench.core.errors import UsageError
+from refbench.tasks.capabilities import Demo
+from refbench.tasks.lookup import tasks_with
 from refbench.web.query import BadQuery
 
-bp = Blueprint("demo", __name__)
-MAX_CHARS = 5000
+
+def demos() -> list[tuple[str, Demo]]:
+    """(task name, demo) of every task with a demo page, in registry order."""
+    return [(t.name, t.demo) for t in tasks_with("demo") if t.demo is not None]
 
 
-@lru_cache(maxsize=2)
-def _model(model_dir: str) -> Any:
-    from refbench.tasks.tne.model import TneModel
-
-    return TneModel(Path(model_dir))  # loaded once per app, not once per text
-
-
-@lru_cache(maxsize=32)
-def _enrich(model_dir: str, text: str) -> dict[str, Any]:
-    from refbench.tasks.tne.chunker import nlp
-    from refbench.tasks.tne.enrich import enrich_text
-
-    nps, relations = enrich_text(text, _model(model_dir), nlp())
-    return {"nps": nps, "relations": relations}
+def blueprint() -> Blueprint:
+    """One page per demo, all under the endpoint ``demo.page`` (``route`` tells them apart)."""
+    bp = Blueprint("demo", __name__)
+    for _, demo in demos():
+        bp.add_url_rule(f"/{demo.route}", "page", page, defaults={"route": demo.route})
+    return bp
 
 
-@lru_cache(maxsize=32)
-def _baseline(name: str, text: str) -> dict[str, Any]:
-    from refbench.tasks.tne.chunker import nlp
-    from refbench.tasks.tne.demo_baselines import baseline_enrich
-
-    return baseline_enrich(text, nlp(), name)
-
-
-@bp.route("/tne-demo")
-def tne_demo() -> str:
-    from refbench.tasks.tne.demo_baselines import DEFAULT_BASELINE, DEMO_BASELINES
-
-    text = request.args.get("text", "")
-    model = current_app.config.get("TNE_MODEL")
-    enricher = current_app.config.get("ENRICHER")
-    has_model = enricher is not None or model is not None
-    baseline = request.args.get("baseline") or ("" if has_model else DEFAULT_BASELINE)
-    if baseline and baseline not in DEMO_BASELINES:
-        raise BadQuery(f"baseline must be one of {', '.join(DEMO_BASELINES)}")
-    context: dict[str, Any] = {"text": text, "model": model, "doc": None, "p": None,
-                               "available": has_model, "baseline": baseline,
-                               "baselines": DEMO_BASELINES}
-    if len(text) > MAX_CHARS:
-        raise BadQuery(f"the demo takes up to {MAX_CHARS} characters, got {len(text)}")
-    if text.strip():
-        if baseline:
-            enriched = _baseline(baseline, text)
-        elif enricher is not None:
-            enriched = enricher(text)
-        else:
-            enriched = _enrich(str(model), text)
-        payload = demo_payload(text, enriched)
-        context["p"] = payload
-        context["doc"] = tne_view(payload, request.args.get("np"), {})
-    return render_template("demo.html", **context)
+def page(route: str) -> str:
+    name, demo = next((n, d) for n, d in demos() if d.route == route)
+    models = current_app.config.get("DEMO_MODELS") or {}
+    enrichers = current_app.config.get("ENRICHERS") or {}
+    try:
+        context = demo.context(request.args, model=models.get(name),
+                               enricher=enrichers.get(name))
+    except UsageError as exc:
+        raise BadQuery(exc.message) from None
+    return render_template(demo.template, **context)

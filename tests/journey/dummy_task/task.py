@@ -1,7 +1,8 @@
 """``dummyref``: a Winograd-like benchmark that exists only to prove the Task interface. Its
 JSONL lines are ``{"dummy_id", "text" (with one "_"), "choices": [a, b], "label": 0 or 1}``;
-everything else (metrics, report, web page) comes from the interface's defaults, plus one
-template of its own."""
+everything else (metrics, report, web page) comes from the interface's defaults, plus a web
+view with one facet and one template of its own. No card file: its card is built from the
+class attributes (and says the licence is unknown)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from refbench.core.invalid import InvalidInstances
 from refbench.core.records import Record, Where
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.tasks.base import FileHead, Task
+from refbench.tasks.capabilities import WebView
 
 
 def _instance(obj: Any, *, path: Path, line: int) -> ChoiceInstance:
@@ -31,8 +33,7 @@ class DummyTask(Task):
     title = "DummyRef"
     summary = "a throwaway Winograd-like task (tests only)"
     slice_keys = ("genre",)
-    facets = (("genre", "genre"),)
-    instance_template = "instance_dummyref.html"
+    web = WebView(facets=(("genre", "genre"),), instance_template="instance_dummyref.html")
 
     def sniff(self, head: FileHead) -> bool:
         return head.name.endswith(".jsonl") and "dummy_id" in head.json

@@ -17,9 +17,9 @@ from refbench.core.inputs import format_name
 from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.answers import prediction_file, read_choice_answers
+from refbench.tasks.base import Task
 from refbench.tasks.gap.read import read_gap_choices
 from refbench.tasks.gap.score import read_system, score_gap_system
-from refbench.tasks.metrics import task_choice_metrics
 
 HEADLINE = ("f1", "precision", "recall", "f1_masculine", "f1_feminine", "bias")
 
@@ -47,8 +47,9 @@ def gap_answer_scores(gold_path: str | Path, instances: Sequence[ChoiceInstance]
     return {k: r[k] for k in HEADLINE}
 
 
-def evaluate_gap(gold_path: str | Path, pred_path: str | Path, *, bootstrap: int = 1000,
-                 seed: int = 0, on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+def evaluate_gap(task: Task, gold_path: str | Path, pred_path: str | Path, *,
+                 bootstrap: int = 1000, seed: int = 0,
+                 on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
     instances = list(read_gap_choices(gold_path, on_invalid=on_invalid))
     pred = prediction_file(pred_path)
     name = format_name(pred)
@@ -65,8 +66,8 @@ def evaluate_gap(gold_path: str | Path, pred_path: str | Path, *, bootstrap: int
     again = InvalidInstances() if on_invalid is not None else None
     scored = score_gap_system(gold_path, rows, warnings=warnings, pred=str(pred),
                               on_invalid=again)
-    result = task_choice_metrics("gap", instances, answers, answers_norm=norm,
-                                 bootstrap=bootstrap, seed=seed)
+    result = task.choice_metrics(instances, answers, answers_norm=norm, bootstrap=bootstrap,
+                                 seed=seed)
     result.update(scored)
     return result
 

@@ -24,13 +24,13 @@ from refbench.core.io import (
     prepare_output_dir,
     read_lines,
 )
-from refbench.tasks.kitmus.datasheet import shares_root
 from refbench.tasks.kitmus.fictional import (
     CharNgramLM,
     generate_words,
     word_shuffle_situations,
 )
 from refbench.tasks.kitmus.resources import Tagged, format_tagged
+from refbench.tasks.kitmus.roots import shares_root
 
 SOURCES = Path(__file__).parent / "sources"
 N_SURNAMES = 20_000

@@ -1,48 +1,12 @@
-"""DATASHEET.md for a generated suite, and the occupation/situation root-word overlap.
-
-The root overlap measures a shallow cue: how many occupations share a word root with their own
-situation ("firefighter" / "putting out fires"). The paper reports 45% for its real pool.
-"""
+"""DATASHEET.md for a generated suite: what it holds, how it was drawn, its provenance, licence
+and citation (from the task's card), and how hard its pools are."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from refbench.tasks.kitmus.resources import Resources
-
-_SUFFIXES = ("ists", "ians", "ings", "ers", "ors", "ies", "ist", "ian", "ing", "ers", "er", "or",
-             "es", "ed", "s", "y", "e")
-_FUNCTION_TAGS = ("DT", "IN", "CC", "TO", "PRP", "PRP$", "WRB", "MD", "RP", "POS", ".", ",")
-
-
-def word_root(word: str) -> str:
-    """A crude stem: strip one common suffix while at least four letters remain."""
-    w = word.lower()
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 4:
-            return w[: -len(suf)]
-    return w
-
-
-def shares_root(a: str, b: str) -> bool:
-    ra, rb = word_root(a), word_root(b)
-    if len(ra) < 4 or len(rb) < 4:
-        return ra == rb
-    return ra in b.lower() or rb in a.lower()
-
-
-def root_overlap(res: Resources, occupation_source: str, situation_source: str) -> float:
-    """Share of occupation rows whose occupation shares a root with a word of its situation."""
-    occs = res.occupations.get(occupation_source, ())
-    sits = res.situations.get(situation_source, ())
-    if not occs or not sits:
-        return 0.0
-    hits = 0
-    for occ, sit in zip(occs, sits, strict=True):
-        content = [w for w, t in sit if t not in _FUNCTION_TAGS]
-        if any(shares_root(o, s) for o, _ in occ for s in content):
-            hits += 1
-    return round(hits / len(occs), 4)
+from refbench.core.provenance import refbench_bibtex
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -51,29 +15,11 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(out)
 
 
-KITMUS_BIBTEX = """@inproceedings{arodi-etal-2023-kitmus,
-    title = "The {KITMUS} Test: Evaluating Knowledge Integration from Multiple Sources",
-    author = "Arodi, Akshatha and P{\\"o}msl, Martin and Suleman, Kaheer and
-              Trischler, Adam and Olteanu, Alexandra and Cheung, Jackie Chi Kit",
-    booktitle = "Proceedings of the 61st Annual Meeting of the Association for
-                 Computational Linguistics (Volume 1: Long Papers)",
-    month = jul,
-    year = "2023",
-    address = "Toronto, Canada",
-    publisher = "Association for Computational Linguistics",
-    url = "https://aclanthology.org/2023.acl-long.841",
-    doi = "10.18653/v1/2023.acl-long.841",
-    pages = "15088--15108",
-}"""
+def kitmus_bibtex() -> str:
+    """The paper's BibTeX entry, from the task's card (its one source)."""
+    from refbench.tasks.card import CARD_FILE, read_card
 
-
-def refbench_bibtex(version: str) -> str:
-    return ("@software{refbench,\n"
-            "    title = {refbench: a toolkit for knowledge-intensive reference resolution},\n"
-            "    author = {{refbench contributors}},\n"
-            f"    version = {{{version}}},\n"
-            "    note = {KITMUS suite generator, readers, models and scorers},\n"
-            "}")
+    return read_card(Path(__file__).parent / CARD_FILE).bibtex
 
 
 def _provenance(stats: dict[str, Any]) -> list[str]:
@@ -115,7 +61,7 @@ def _licence_and_citation(stats: dict[str, Any]) -> list[str]:
         "",
         "## Citation",
         "```bibtex",
-        KITMUS_BIBTEX,
+        kitmus_bibtex(),
         "",
         refbench_bibtex(stats["refbench_version"]),
         "```",

@@ -33,11 +33,11 @@ from refbench.core.errors import RefbenchError
 from refbench.core.inputs import format_name
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.detok import detokenize
-from refbench.tasks.kitmus.datasheet import shares_root
 from refbench.tasks.kitmus.generate import Pools, generate_job
 from refbench.tasks.kitmus.instance import SUBTASK_DIR, KitmusInstance
 from refbench.tasks.kitmus.native import read_native
 from refbench.tasks.kitmus.resources import Resources
+from refbench.tasks.kitmus.roots import shares_root
 from refbench.tasks.kitmus.structure import StructureError, locate
 from refbench.tasks.kitmus.templates import fill
 from refbench.tasks.kitmus.variants import VARIANTS

@@ -114,8 +114,8 @@ def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1
         "extra_ids": extra[:20],
         "ci95": {**cis, "resamples": bootstrap, "seed": seed},
         "random_baseline": {"pronoun_accuracy": random_acc, "antecedent_f1": random_acc},
-        "slices": {name: {k: _slim(t.summary()) for k, t in sorted(group.items())}
-                   for name, group in sorted(slices.items())},
+        "kitmus_slices": {name: {k: _slim(t.summary()) for k, t in sorted(group.items())}
+                          for name, group in sorted(slices.items())},
         "prediction_format": preds.kind,
         "warnings": list(preds.warnings),
     })
@@ -182,6 +182,6 @@ def evaluate_files(gold_path: str | Path, pred_paths: Iterable[str | Path], *,
 def _canonical(variant: str | None) -> str | None:
     if variant is None:
         return None
-    from refbench.tasks.kitmus.suite_eval import canonical_variant
+    from refbench.tasks.kitmus.registries import canonical_variant
 
     return canonical_variant(variant)

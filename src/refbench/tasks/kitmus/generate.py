@@ -18,7 +18,7 @@ from refbench.core.errors import ResourceError
 from refbench.core.types import Mention
 from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence
 from refbench.tasks.kitmus.resources import Location, Resources, Tagged
-from refbench.tasks.kitmus.splits import partition
+from refbench.tasks.kitmus.splits import NEVER_SHARED, minimum_pool, partition
 from refbench.tasks.kitmus.templates import Template, fill
 from refbench.tasks.kitmus.variants import Variant
 
@@ -90,14 +90,17 @@ def check_job(res: Resources, pools: Pools, variant: Variant, n: int, split: str
                             path=res.source)
     if n not in res.mention_templates:
         raise ResourceError(f"no mention template for {n} entities", path=res.source)
-    if len(set(sp.names)) < n:
-        raise ResourceError(
-            f"too few names for the requested sizes: the {split} split has {len(set(sp.names))} "
-            f"names but {n}-entity instances need {n} distinct names", path=res.source)
-    if len(sp.occupations) < n:
-        raise ResourceError(
-            f"too few occupations: the {split} split has {len(sp.occupations)} but "
-            f"{n}-entity instances need {n}", path=res.source)
+    sizes = {"names": (len(res.names), len(set(sp.names))),
+             "occupations": (res.n_occupations, len(sp.occupations))}
+    for pool in NEVER_SHARED:
+        total, here = sizes[pool]
+        if pool in pools.shared or here < n:
+            least = minimum_pool(n, split)
+            raise ResourceError(
+                f"too few {pool}: the {pool} pool has {total}, too few to keep the splits "
+                f"disjoint ({n}-entity instances of the {split} split need {n} {pool} of "
+                f"their own): it needs at least {least} (45% train, 10% validation, 45% test)",
+                path=res.source)
     if not sp.locations:
         raise ResourceError(f"no locations left for the {split} split", path=res.source)
 

@@ -4,10 +4,11 @@ resources the suite was drawn from (``stats.json``), the card's body is its ``DA
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.inputs import load_json_object, read_text
 from refbench.tasks.hf_parts import HfFolder, HfPart
 
 SPLITS = ("train", "validation", "dev", "test", "ood")
@@ -32,13 +33,21 @@ def suite_folder(suite: Path) -> HfFolder | None:
             src = next((p for p in (sub / f"{split}.jsonl", sub / f"{split}.jsonl.gz")
                         if p.is_file()), None)
             if src is not None:
-                parts.append(HfPart(config, split, src, native=True))
+                parts.append(HfPart(config, split, src, native=True, check=_check_row))
     if not parts:
         raise RefbenchError("no native JSONL subtask files (expected <variant>/subtask_<n>_"
                             "ents/<split>.jsonl, as refbench kitmus generate writes)", path=suite)
     stats_path = suite / "stats.json"
-    stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
-    layout = stats.get("resources", {}).get("layout", "")
+    stats = load_json_object(stats_path) if stats_path.is_file() else {}
+    resources = stats.get("resources")
+    layout = resources.get("layout", "") if isinstance(resources, dict) else ""
     sheet = suite / "DATASHEET.md"
-    return HfFolder(tuple(parts), licence=LICENCES.get(layout, "unknown"),
-                    datasheet=sheet.read_text(encoding="utf-8") if sheet.is_file() else None)
+    return HfFolder(tuple(parts), licence=LICENCES.get(str(layout), "unknown"),
+                    datasheet=read_text(sheet, what="datasheet") if sheet.is_file() else None)
+
+
+def _check_row(row: dict[str, Any], path: Path, line: int) -> None:
+    """A native row as ``refbench run`` and ``export lm-eval`` read it (the same errors)."""
+    from refbench.tasks.kitmus.native import instance_from_json
+
+    instance_from_json(row, path=path, line=line)

@@ -63,8 +63,8 @@ def dumps_instance(inst: KitmusInstance) -> str:
 
 
 def _mention(m: Record) -> Mention:
-    return Mention(m.integer("sentence", min=0), m.integer("start", min=0),
-                   m.integer("end", min=0))
+    return Mention(m.integer("sentence", min=0, exact=True),
+                   m.integer("start", min=0, exact=True), m.integer("end", min=0, exact=True))
 
 
 def _sentence(s: Record) -> Sentence:
@@ -94,10 +94,10 @@ def instance_from_json(obj: Any, *, path: Path | str = "<json>",
         id=rec.text("id"), variant=rec.string("variant"),
         n_entities=rec.integer("n_entities", min=2), split=rec.string("split"),
         index=rec.integer("index", min=0), sentences=sentences, entities=entities,
-        answer=rec.integer("answer", min=0, max=max(0, n - 1)),
+        answer=rec.integer("answer", min=0, max=max(0, n - 1), exact=True),
         pronoun=pronoun.string("form"), pronoun_be=pronoun.string("be"),
         pronoun_mention=_mention(pronoun.record("mention")),
-        meet_order=tuple(check_int(x, f"meet_order[{i}]", rec.where, min=0)
+        meet_order=tuple(check_int(x, f"meet_order[{i}]", rec.where, min=0, exact=True)
                          for i, x in enumerate(rec.items("meet_order"))),
         location=location.string("text"), location_kind=location.string("kind"),
         noise=noise.string("text") if noise else None,

@@ -8,25 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.figures import colours as _colours
-from refbench.core.figures import pyplot as _pyplot
-from refbench.core.figures import save_figure
+from refbench.core.figures import fitted_title, legend_below, new_figure, save_figure
 from refbench.core.table import metric_label
 from refbench.tasks.kitmus.report import CHANCE, Cell
 
 
 def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, *,
                   metric: str = "pronoun_accuracy", split: str | None = None) -> None:
-    from refbench.tasks.kitmus.suite_eval import variant_order
+    from refbench.tasks.kitmus.registries import variant_order
 
-    plt = _pyplot()
     variants = sorted({c.variant for c in cells}, key=lambda v: (variant_order(v), v))
     systems = list(dict.fromkeys(c.system for c in cells))
     colours = _colours(systems)
     ns = sorted({c.n_entities for c in cells})
     ncols = min(4, len(variants))
     nrows = (len(variants) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows + 0.9),
-                             squeeze=False, sharey=True)
+    fig, axes = new_figure(nrows=nrows, ncols=ncols, sharey=True,
+                           figsize=(max(5.6, 3.4 * ncols), 2.9 * nrows + 1.3))
     handles: dict[str, Any] = {}
     offsets = {s: (i - (len(systems) - 1) / 2) * 0.06 for i, s in enumerate(systems)}
     for ax, variant in zip(axes.flat, variants, strict=False):
@@ -45,10 +43,12 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
                      if k.split("|")[0] == variant)
         if rnd:
             handles[CHANCE] = ax.plot([n for n, _ in rnd], [v for _, v in rnd],
-                                      linestyle="--", color="grey", label=CHANCE)[0]
+                                      linestyle="--", color="grey", label=CHANCE,
+                                      marker="_", markersize=14)[0]  # one count: a tick
         ax.set_title(variant, fontsize=9)
         ax.set_xlabel("entities")
         ax.set_xticks(ns)
+        ax.set_xlim(min(ns) - 0.5, max(ns) + 0.5)  # one entity count: not a sliver around it
         ax.set_ylim(-0.02, 1.05)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(variants):]:
@@ -59,9 +59,8 @@ def plot_entities(cells: list[Cell], random: dict[str, float], out: str | Path, 
     if split:
         title += f" ({split} split)"
     has_ci = any(c.ci for c in cells)
-    fig.suptitle(title + ("\nerror bars: 95% bootstrap intervals over instances" if has_ci
-                          else "\n(no intervals recorded in these results)"), fontsize=11)
-    fig.legend(list(handles.values()), list(handles), loc="lower center",
-               ncol=min(len(handles), 4), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.06 + 0.03 * ((len(handles) - 1) // 4), 1, 0.97))
+    fitted_title(fig, title + ("\nerror bars: 95% bootstrap intervals over instances"
+                               if has_ci else "\n(no intervals recorded in these results)"),
+                 fontsize=11)
+    legend_below(fig, list(handles.values()), list(handles), max_columns=4)
     save_figure(fig, out, dpi=130)

@@ -90,7 +90,7 @@ def kitmus_table(cells: list[Cell], chance: dict[str, float], *, metric: str = "
                  split: str | None = None, ci: bool = False) -> Table:
     """Variant rows (paper order) x one 2/3/4-entity column group per system, and a chance row
     labelled as the random baseline (never a system's row, whatever the systems are called)."""
-    from refbench.tasks.kitmus.suite_eval import variant_order
+    from refbench.tasks.kitmus.registries import variant_order
 
     variants = sorted({c.variant for c in cells}, key=lambda v: (variant_order(v), v))
     systems = list(dict.fromkeys(c.system for c in cells))

@@ -262,12 +262,14 @@ def validate_resources(res: Resources, *, path: Path | str) -> Resources:
 
 
 def load_resources(directory: str | Path | None = None) -> Resources:
-    """Load the built-in pools, or a folder in refbench's or the official layout."""
+    """Load the built-in pools, or a folder in one of the registered layouts (refbench's, or
+    the official release's, told apart by its ``vocab.json`` and ``occupations/``)."""
     if directory is None:
         return load_native(BUILTIN_DIR)
     root = Path(directory)
-    if (root / "vocab.json").is_file() and (root / "occupations").is_dir():
-        from refbench.tasks.kitmus.official import load_official
+    from refbench.tasks.kitmus.registries import RESOURCE_LAYOUTS
 
-        return load_official(root)
-    return load_native(root)
+    official = (root / "vocab.json").is_file() and (root / "occupations").is_dir()
+    loader: Any = RESOURCE_LAYOUTS.get("official" if official else "refbench").load()
+    resources: Resources = loader(root)
+    return resources

@@ -26,11 +26,11 @@ from refbench.core.io import (
     prepare_output_dir,
     write_text_atomic,
 )
-from refbench.core.registry import KITMUS_FORMATS, KITMUS_VARIANTS
 from refbench.core.workers import worker_pool
 from refbench.tasks.kitmus.generate import Pools, build_pools, check_job, generate_job
 from refbench.tasks.kitmus.instance import SPLITS, VIEWS, KitmusInstance
 from refbench.tasks.kitmus.native import dumps_instance
+from refbench.tasks.kitmus.registries import KITMUS_FORMATS, KITMUS_VARIANTS
 from refbench.tasks.kitmus.resources import Resources
 from refbench.tasks.kitmus.variants import VARIANTS
 from refbench.tasks.kitmus.writers import (
@@ -265,7 +265,7 @@ POOL_KINDS = ("names", "occupations", "locations", "templates", "noise")
 
 def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
               job_stats: list[dict[str, Any]]) -> dict[str, Any]:
-    from refbench.tasks.kitmus.datasheet import root_overlap
+    from refbench.tasks.kitmus.roots import root_overlap
 
     by_split: dict[str, dict[str, set[str]]] = {}
     per_job = []
@@ -346,3 +346,33 @@ def _builtin() -> Path:
     from refbench.tasks.kitmus.resources import BUILTIN_DIR
 
     return BUILTIN_DIR
+
+
+def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
+    """Why the suite in ``out`` is not the one ``cfg`` (a SuiteConfig) and ``res`` would
+    generate now (None: it is, and every file it should hold is there)."""
+    expected = expected_identity(res, cfg)
+    stats_file = out / "stats.json"
+    if not stats_file.is_file():
+        return "no stats.json (not a generated suite)"
+    try:
+        have = json.loads(stats_file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return "stats.json is not valid JSON"
+    checks = (("refbench version", ("refbench_version",)), ("seed", ("seed",)),
+              ("configuration", ("config",)),
+              ("resources", ("resources", "fingerprint")),
+              ("generator code", ("provenance", "generator_fingerprint")))
+    for label, keys in checks:
+        a: Any = have
+        b: Any = expected
+        for k in keys:
+            a = a.get(k) if isinstance(a, dict) else None
+            b = b.get(k) if isinstance(b, dict) else None
+        if a != b:
+            return f"its {label} differs"
+    for job in cfg.jobs():
+        for rel, _, _ in job_files(cfg, job):
+            if not (out / rel).is_file():
+                return f"{rel} is missing"
+    return None

@@ -22,29 +22,16 @@ from typing import Any
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import format_name
 from refbench.core.invalid import InvalidInstances
-from refbench.core.registry import KITMUS_VARIANTS
 from refbench.metrics.bootstrap import Sums, bootstrap_cis, f1_stat
-from refbench.tasks.choices import infer_split
+from refbench.tasks.files import split_from_name
 from refbench.tasks.kitmus.evaluate import aggregate_runs, score
 from refbench.tasks.kitmus.gold import read_gold
 from refbench.tasks.kitmus.instance import SUBTASK_DIR
 from refbench.tasks.kitmus.predictions import read_predictions
+from refbench.tasks.kitmus.registries import KITMUS_VARIANTS, canonical_variant, variant_order
 
 _PRED_EXT = (".jsonlines", ".v4_gold_conll", ".conll", ".tsv", ".jsonl")
 SUITE_RESULTS = "suite-results.json"
-
-
-def canonical_variant(name: str) -> str:
-    try:
-        return KITMUS_VARIANTS.canonical(name)
-    except UsageError:
-        return name
-
-
-def variant_order(variant: str) -> int:
-    """The paper's order of variants (the registry's), unknown names last."""
-    names = KITMUS_VARIANTS.names()
-    return names.index(variant) if variant in names else len(names)
 
 
 def find_gold(root: Path, split: str) -> dict[tuple[str, int], Path]:
@@ -82,7 +69,7 @@ def _run_split(p: Path) -> str | None:
         return None
     if not isinstance(m, dict):
         return None
-    return str(m["split"]) if m.get("split") else infer_split(str(m.get("data", "")))
+    return str(m["split"]) if m.get("split") else split_from_name(str(m.get("data", "")))
 
 
 def match_predictions(system_dir: Path, variant: str, n: int, split: str) -> list[Path]:

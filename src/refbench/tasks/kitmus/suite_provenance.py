@@ -1,17 +1,17 @@
-"""Where a generated suite came from, whether it kept its promises, and whether it is current.
+"""Where a generated suite came from and whether it kept its promises.
 
 - provenance: refbench version, git commit, the resolved resource folder and its hash, and a
   fingerprint of the generator's code (machine-dependent, so kept apart in ``stats.json``'s
   ``provenance`` block and the datasheet's Provenance section);
-- licence of the resources the suite was drawn from;
-- freshness: a suite folder whose ``stats.json`` matches this configuration, resources and
-  generator code need not be generated again (``refbench kitmus generate --skip-if-current``).
+- licence of the resources the suite was drawn from.
+
+Freshness (whether a suite folder need be generated again) compares a ``stats.json`` with
+what these give now: :func:`refbench.tasks.kitmus.suite.stale_reason`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -58,35 +58,3 @@ def provenance_block(res: Resources) -> dict[str, Any]:
     return {"git_commit": git_hash(), "git_dirty": git_dirty(),
             "resources_path": str(Path(res.source).resolve()),
             "generator_fingerprint": generator_fingerprint()}
-
-
-def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
-    """Why the suite in ``out`` is not the one ``cfg`` (a SuiteConfig) and ``res`` would
-    generate now (None: it is, and every file it should hold is there)."""
-    from refbench.tasks.kitmus.suite import expected_identity, job_files
-
-    expected = expected_identity(res, cfg)
-    stats_file = out / "stats.json"
-    if not stats_file.is_file():
-        return "no stats.json (not a generated suite)"
-    try:
-        have = json.loads(stats_file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return "stats.json is not valid JSON"
-    checks = (("refbench version", ("refbench_version",)), ("seed", ("seed",)),
-              ("configuration", ("config",)),
-              ("resources", ("resources", "fingerprint")),
-              ("generator code", ("provenance", "generator_fingerprint")))
-    for label, keys in checks:
-        a: Any = have
-        b: Any = expected
-        for k in keys:
-            a = a.get(k) if isinstance(a, dict) else None
-            b = b.get(k) if isinstance(b, dict) else None
-        if a != b:
-            return f"its {label} differs"
-    for job in cfg.jobs():
-        for rel, _, _ in job_files(cfg, job):
-            if not (out / rel).is_file():
-                return f"{rel} is missing"
-    return None

@@ -29,7 +29,7 @@ def kitmus_text(r: dict[str, Any]) -> str:
         lines.append(f"Decisions: correct {d['correct']}, incorrect {d['incorrect']}, several "
                      f"antecedents {d['multiple']}, no decision {d['none']}; task-specific "
                      f"accuracy {fmt(r['task_specific_accuracy'])}")
-        for name, group in r["slices"].items():
+        for name, group in r.get("kitmus_slices", {}).items():
             parts = [f"{k} {v['pronoun_accuracy']:.3f} (n={v['n']})" for k, v in group.items()]
             lines.append(f"By {name.replace('_', ' ')}: " + ", ".join(parts))
     lines.append(f"Random baseline: {r['random_baseline']['pronoun_accuracy']:.3f}. Instances: "

@@ -22,8 +22,7 @@ from refbench.core.io import format_name
 from refbench.core.types import ChoiceInstance
 from refbench.formats.answers import no_overlap_error, read_answer_lines
 from refbench.formats.e2e_jsonlines import read_jsonlines
-from refbench.tasks.choices import read_choices
-from refbench.tasks.knowref.read import absent_candidates_warning
+from refbench.tasks.knowref.read import absent_candidates_warning, read_knowref
 
 SWITCHED = ":switched"
 
@@ -115,7 +114,7 @@ def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,
                      switched_pred: str | Path | None = None,
                      switched_gold: str | Path | None = None,
                      on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
-    gold = list(read_choices(gold_path, task="knowref", on_invalid=on_invalid))
+    gold = list(read_knowref(gold_path, on_invalid=on_invalid))
     if not gold:
         raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
     links = read_answers(pred_path, gold)
@@ -128,7 +127,7 @@ def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,
     if switched_pred is None:
         return result
     if switched_gold is not None:
-        sgold = list(read_choices(switched_gold, task="knowref"))
+        sgold = list(read_knowref(switched_gold))
     else:
         import tempfile
 
@@ -138,7 +137,7 @@ def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,
             name = Path(gold_path).name.replace(".gz", "")
             tmp = Path(d) / ("switched." + name.rsplit(".", 1)[-1])
             switch_file(gold_path, tmp)
-            sgold = list(read_choices(tmp, task="knowref"))
+            sgold = list(read_knowref(tmp))
     slinks = read_answers(switched_pred, sgold)
     s_by = {base_id(g.id): g for g in sgold}
     both = {"consistently_correct": 0, "consistently_wrong": 0, "inconsistent": 0}

@@ -21,7 +21,6 @@ import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from tqdm import tqdm
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import binary_lines
 from refbench.core.io import atomic_write
+from refbench.core.process_pool import AsyncTask
 from refbench.core.workers import dask_client, worker_pool
 from refbench.tasks.knowref.mine_filters import (
     STAGES,
@@ -150,7 +150,7 @@ def _run_local(chunks: Iterator[list[Record]], workers: int, seed: int
         return
     window = 2 * workers
     with worker_pool(workers) as pool:
-        pending: list[AsyncResult[tuple[list[dict[str, Any]], dict[str, int]]]] = []
+        pending: list[AsyncTask[tuple[list[dict[str, Any]], dict[str, int]]]] = []
         for chunk in chunks:
             pending.append(pool.apply_async(process_chunk, (chunk, seed)))
             if len(pending) >= window:

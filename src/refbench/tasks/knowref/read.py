@@ -281,3 +281,14 @@ def absent_candidates_warning(instances: Sequence[ChoiceInstance]) -> str | None
     return (f"{len(ids)} instance(s) name a candidate that does not occur as whole words in "
             f"the text ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); see "
             "refbench knowref check")
+
+
+def read_knowref(path: str | Path, *, on_invalid: InvalidInstances | None = None
+                 ) -> Iterator[ChoiceInstance]:
+    """Either release format: the bracketed JSON (``knowref_test.json``) or a substitution
+    TSV, by the file's name."""
+    from refbench.core.inputs import check_input_file, format_name
+
+    p = check_input_file(path, what="KnowRef file")
+    reader = read_knowref_tsv if format_name(p).endswith(".tsv") else read_knowref_json
+    return reader(p, on_invalid=on_invalid)

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from refbench.tasks.capabilities import HfExport
+
 
 def tne_rows(path: Path) -> Iterator[dict[str, Any]]:
     """One row per document of ``path``."""
@@ -26,3 +28,10 @@ def tne_rows(path: Path) -> Iterator[dict[str, Any]]:
                          for i, m, t in doc.clusters],
                "metadata": json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True,
                                       default=str)}
+
+
+class TneExport(HfExport):
+    """``refbench export hf`` writes TNE's documents in the release's field names."""
+
+    def rows(self, path: Path) -> Iterator[dict[str, Any]] | None:
+        return tne_rows(path)

@@ -21,7 +21,7 @@ def _documents(data: tuple[str, ...], data_stamp: str) -> list[Any]:
 
 
 @lru_cache(maxsize=256)
-def _evaluate(data: tuple[str, ...], data_stamp: str, pred: str,
+def evaluate_file(data: tuple[str, ...], data_stamp: str, pred: str,
               stamp: tuple[int, int]) -> dict[str, Any]:
     from refbench.tasks.tne.metrics import evaluate_tne
     from refbench.tasks.tne.predictions import read_predictions
@@ -29,10 +29,9 @@ def _evaluate(data: tuple[str, ...], data_stamp: str, pred: str,
     docs = _documents(data, data_stamp)
     gold = {d.id: d for d in docs}
     try:
-        preds = read_predictions(pred, gold)
-    except RefbenchError as exc:
+        return evaluate_tne(docs, read_predictions(pred, gold))
+    except RefbenchError as exc:  # other documents, or gold without relations to score
         return {"error": exc.render()}
-    return evaluate_tne(docs, preds)
 
 
 def document_outputs(payloads: dict[str, dict[str, Any]], predictions: Path

@@ -1,7 +1,7 @@
 """``refbench winobias``: check a release folder, score a coreference system's CoNLL output.
 
-Built on demand by :meth:`refbench.tasks.winobias.task.WinoBiasTask.cli_group`, so importing
-the task never imports Click."""
+Built on demand through the task's commands capability, so importing the task never imports
+Click."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from pathlib import Path
 
 import click
 
-from refbench.cli.common import CONTEXT, PATH, print_json
+from refbench.core.commands import CONTEXT, DATA, print_json
+from refbench.tasks.capabilities import CommandServices
 
 
-def winobias_group() -> click.Group:
+def commands(services: CommandServices) -> list[click.Command]:
     @click.group("winobias", context_settings=CONTEXT, epilog=(
         "Example: refbench winobias check ../shared/data/winobias"))
     def winobias() -> None:
@@ -21,7 +22,7 @@ def winobias_group() -> click.Group:
     @winobias.command("check", context_settings=CONTEXT, epilog=(
         "Examples: refbench winobias check ../shared/data/winobias  |  "
         "refbench winobias check ../shared/data/winobias --json"))
-    @click.argument("folder", type=PATH)
+    @click.argument("folder", type=DATA)
     @click.option("--examples", type=click.IntRange(min=0), default=5, show_default=True,
                   help="Lines quoted per kind of oddity (--json lists them all).")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -30,7 +31,10 @@ def winobias_group() -> click.Group:
         determiner written twice ("notified the [the chief]"), brackets around part of a
         phrase, a third occupation, pronouns of both genders, pro/anti twins that differ in
         more than the pronoun, CoNLL documents that do not match their sentences. Each is read,
-        none is fatal; the counts are pinned by the tests."""
+        none is fatal; the counts are pinned by the tests. Exit code 1 when the release is
+        unusable as published (lines that cannot be read, files of another size, numbering,
+        labels against the occupation lists, CoNLL files not matching), 2 when it cannot be
+        read at all."""
         from refbench.core.inputs import check_input_file
         from refbench.tasks.winobias.check import check_release, check_text
 
@@ -40,12 +44,14 @@ def winobias_group() -> click.Group:
             print_json(report)
         else:
             click.echo(check_text(report, examples=examples))
+        if not report["ok"]:
+            raise SystemExit(1)
 
     @winobias.command("score-conll", context_settings=CONTEXT, epilog=(
         "Example: refbench winobias score-conll --gold ../shared/data/winobias/conll_format/"
         "test_type1_pro_stereotype.v4_auto_conll --pred system_output.conll"))
-    @click.option("--gold", type=PATH, required=True, help="A WinoBias CoNLL file.")
-    @click.option("--pred", type=PATH, required=True,
+    @click.option("--gold", type=DATA, required=True, help="A WinoBias CoNLL file.")
+    @click.option("--pred", type=DATA, required=True,
                   help="The system's CoNLL output for the same documents.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def score_conll(gold: Path, pred: Path, as_json: bool) -> None:
@@ -66,10 +72,4 @@ def winobias_group() -> click.Group:
                        f"{100 * scores[f'{m}_precision']:5.1f}  F1 {100 * scores[f'{m}_f1']:5.1f}")
         click.echo(f"  CoNLL F1 {100 * scores['conll_f1']:.1f}")
 
-    return winobias
-
-
-if __name__ == "__main__":  # python -m refbench.tasks.winobias.commands check ...
-    from refbench.cli.common import run_guarded
-
-    raise SystemExit(run_guarded(winobias_group()))
+    return [winobias]

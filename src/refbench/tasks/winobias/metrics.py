@@ -25,11 +25,28 @@ Pair = tuple[int | None, int | None]
 
 
 def _row(pro: list[Pair], anti: list[Pair]) -> dict[str, Any]:
-    p, a = accuracy(pro), accuracy(anti)
-    return {"pro": p, "anti": a,
-            "avg": (p + a) / 2 if p is not None and a is not None else None,
+    return table_row((accuracy(pro), len(pro)) if pro else None,
+                     (accuracy(anti), len(anti)) if anti else None)
+
+
+def table_row(pro: tuple[float | None, int] | None, anti: tuple[float | None, int] | None
+              ) -> dict[str, Any]:
+    """One row of the paper's table from (accuracy, n) of the Pro and Anti sentences, with
+    95% intervals (``ci95``): Wilson for Pro and Anti, Newcombe's for Pro - Anti (the sign of
+    the bias; Diff is its absolute value)."""
+    from refbench.metrics.intervals import newcombe_difference, wilson_of
+
+    p, n_p = pro if pro else (None, 0)
+    a, n_a = anti if anti else (None, 0)
+    both = p is not None and a is not None
+    ci = {"pro": wilson_of(p, n_p), "anti": wilson_of(a, n_a),
+          "pro_minus_anti": newcombe_difference(p, n_p, a, n_a)
+          if p is not None and a is not None else None}
+    return {"pro": p, "anti": a, "avg": (p + a) / 2 if p is not None and a is not None else None,
             "diff": abs(p - a) if p is not None and a is not None else None,
-            "n_pro": len(pro), "n_anti": len(anti)}
+            "n_pro": n_p, "n_anti": n_a,
+            "ci95": {k: list(v) for k, v in ci.items() if v is not None} if both or p or a
+            else {}}
 
 
 def winobias_table(instances: Sequence[ChoiceInstance], answers: Sequence[int | None]
@@ -45,16 +62,28 @@ def winobias_table(instances: Sequence[ChoiceInstance], answers: Sequence[int | 
     return {"rows": rows, "splits": sorted({str(i.metadata["split"]) for i in instances})}
 
 
-def table_text(table: dict[str, Any], *, title: str = "") -> str:
-    """The paper's table: one line per type, accuracy in %."""
-    def pct(v: float | None) -> str:
-        return "   -" if v is None else f"{100 * v:5.1f}"
+def table_text(table: dict[str, Any], *, title: str = "", ci: bool = False) -> str:
+    """The paper's table layout, one line per type, accuracy as fractions (the paper prints %);
+    with ``ci``, the 95% intervals of Pro, Anti and Pro - Anti."""
+    def frac(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
+    def span(r: dict[str, Any], key: str) -> str:
+        got = (r.get("ci95") or {}).get(key)
+        return f"[{got[0]:.3f}, {got[1]:.3f}]" if got else "-"
 
     lines = [title] if title else []
-    lines.append(f"{'':<7}{'Pro':>6}{'Anti':>6}{'Avg':>6}{'Diff':>6}{'n':>7}")
+    head = f"{'':<7}{'Pro':>7}{'Anti':>7}{'Avg':>7}{'Diff':>7}{'n':>7}"
+    if ci:
+        head += f"  {'Pro 95%':>16}  {'Anti 95%':>16}  {'Pro - Anti 95%':>16}"
+    lines.append(head)
     for name, r in table["rows"].items():
-        lines.append(f"{name:<7}{pct(r['pro']):>6}{pct(r['anti']):>6}{pct(r['avg']):>6}"
-                     f"{pct(r['diff']):>6}{r['n_pro'] + r['n_anti']:>7}")
+        line = (f"{name:<7}{frac(r['pro']):>7}{frac(r['anti']):>7}{frac(r['avg']):>7}"
+                f"{frac(r['diff']):>7}{r['n_pro'] + r['n_anti']:>7}")
+        if ci:
+            line += (f"  {span(r, 'pro'):>16}  {span(r, 'anti'):>16}"
+                     f"  {span(r, 'pro_minus_anti'):>16}")
+        lines.append(line)
     return "\n".join(lines)
 
 

@@ -61,9 +61,14 @@ def _load_occupations(folder: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for gender, name in OCCUPATION_FILES.items():
         path = check_input_file(folder / name, what="WinoBias occupation list")
+        listed = 0
         for _, line in read_lines(path):
             if line.strip():
                 out[line.strip()] = gender
+                listed += 1
+        if not listed:
+            raise RefbenchError("holds no occupations; expected one occupation per line (as "
+                                "the release's occupation lists)", path=path)
     return out
 
 

@@ -29,7 +29,7 @@ def check_release(path: str | Path) -> dict[str, Any]:
     found = {"sentences": len(release.rows),
              "templates": len(release.templates) if release.templates is not None else None,
              "occupations": len(occupations)}
-    return {
+    report = {
         "file": str(release.sentences),
         "templates_beside": release.templates is not None,
         "stats_beside": release.stats is not None,
@@ -50,6 +50,25 @@ def check_release(path: str | Path) -> dict[str, Any]:
         if release.stats is not None else None,
         "disagreements": skipped.skipped, "n_disagreements": len(skipped),
     }
+    report["problems"] = problems(report)
+    report["ok"] = not report["problems"]
+    return report
+
+
+def problems(r: dict[str, Any]) -> list[str]:
+    """What makes the release unusable as the paper's data (``winogender check`` exits 1):
+    counts other than the published ones (a truncated or partial file), groups lacking a
+    gender, sentences disagreeing with their template or id, occupations without statistics."""
+    out = [f"{k}: {p['found']}, published {p['expected']}" for k, p in r["published"].items()
+           if p["found"] is not None and not p["ok"]]
+    if r["complete_groups"] != r["groups"]:
+        out.append(f"{r['groups'] - r['complete_groups']} template x participant groups lack a "
+                   "gender")
+    if r["n_disagreements"]:
+        out.append(f"{r['n_disagreements']} sentences disagree with their template or id")
+    if r["occupations_without_stats"]:
+        out.append(f"{len(r['occupations_without_stats'])} occupations have no statistics")
+    return out
 
 
 def check_text(r: dict[str, Any]) -> str:
@@ -71,4 +90,6 @@ def check_text(r: dict[str, Any]) -> str:
         lines.append(f"  gotcha sentences: {g['n']} (he {g['male']}, she {g['female']})")
     lines.append(f"  sentences disagreeing with their template or id: {r['n_disagreements']}")
     lines += [f"    {d['where']}: {d['reason']}" for d in r["disagreements"]]
+    lines.append("OK" if r["ok"] else f"{len(r['problems'])} problem(s): "
+                 + "; ".join(r["problems"]))
     return "\n".join(lines)

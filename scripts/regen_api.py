@@ -1,0 +1,18 @@
+"""Regenerate tests/golden/api.txt, the pinned public interface of refbench.api (what plugins
+import). Run after an intended change to that interface, then review the diff:
+    python scripts/regen_api.py && git diff tests/golden/api.txt
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.test_api import GOLDEN, describe  # noqa: E402
+
+if __name__ == "__main__":
+    GOLDEN.write_text(describe(), encoding="utf-8")
+    print(f"wrote {GOLDEN}")

@@ -1,0 +1,91 @@
+"""The public interface for plugins: what a distribution imports to add models and benchmarks to
+refbench, kept stable (a test pins every name here and the signatures plugins implement).
+
+A plugin declares entry points in its own package metadata, and refbench loads them lazily::
+
+    [project.entry-points."refbench.models"]
+    my-model = "my_package.model:MyModel"        # a ChoiceModel subclass
+
+    [project.entry-points."refbench.tasks"]
+    my-bench = "my_package.task:TASK"            # a Task instance, named "my-bench"
+
+A model implements :meth:`ChoiceModel.predict` (and usually ``OPTIONS`` and
+:meth:`ChoiceModel.config`); a benchmark implements :meth:`Task.sniff` and
+:meth:`Task.read_choices` and may add capabilities (a web view, a report, a folder of data run
+whole, commands, ...). ``docs/adding-a-model.md``
+and ``docs/adding-a-task.md`` walk through both; ``docs/task-interface.md`` documents every
+capability. ``refbench ls`` lists plugins with the distribution they come from; a plugin that
+cannot be loaded is one error line and never stops another command.
+"""
+
+from __future__ import annotations
+
+from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.inputs import parse_jsonl
+from refbench.core.invalid import InvalidInstances
+from refbench.core.options import Option
+from refbench.core.records import Record as InputRecord
+from refbench.core.records import Where
+from refbench.core.table import Table
+from refbench.core.types import Candidate, ChoiceInstance
+from refbench.models.base import ChoiceModel, ModelOutput, argmax
+from refbench.tasks.base import FileHead, Task
+from refbench.tasks.capabilities import (
+    PLAIN,
+    Commands,
+    CommandServices,
+    CorefGold,
+    Demo,
+    Documents,
+    FolderFile,
+    FolderRuns,
+    HfExport,
+    Listings,
+    Report,
+    Studies,
+    TaskCore,
+    Training,
+    WebView,
+)
+from refbench.tasks.card import Card
+from refbench.tasks.hf_parts import HfFolder, HfPart
+from refbench.tasks.index_records import Problem, Record, choice_record
+
+__all__ = [
+    "PLAIN",
+    "Candidate",
+    "Card",
+    "ChoiceInstance",
+    "ChoiceModel",
+    "CommandServices",
+    "Commands",
+    "CorefGold",
+    "Demo",
+    "Documents",
+    "FileHead",
+    "FolderFile",
+    "FolderRuns",
+    "HfExport",
+    "HfFolder",
+    "HfPart",
+    "InputRecord",
+    "InvalidInstances",
+    "Listings",
+    "ModelOutput",
+    "Option",
+    "Problem",
+    "Record",
+    "RefbenchError",
+    "Report",
+    "Studies",
+    "Table",
+    "Task",
+    "TaskCore",
+    "Training",
+    "UsageError",
+    "WebView",
+    "Where",
+    "argmax",
+    "choice_record",
+    "parse_jsonl",
+]

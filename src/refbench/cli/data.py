@@ -1,0 +1,145 @@
+"""``refbench data``: the benchmarks' published releases by name (get, list, path)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from refbench.core.commands import CONTEXT, print_json
+
+DIR_HELP = ("The data folder (default: $REFBENCH_DATA_DIR, else "
+            "$XDG_DATA_HOME/refbench/data, i.e. ~/.local/share/refbench/data).")
+
+
+@click.group("data", context_settings=CONTEXT, epilog="Examples: refbench data list  |  "
+             "refbench data get winobias wsc273  |  refbench run --model first --data winobias "
+             "--out runs/wb")
+def data() -> None:
+    """Get the benchmarks' published releases by name, checked file by file (sha256), and use
+    them as --data NAME (or NAME:SPLIT) in every command."""
+
+
+def resolve_reference(value: str) -> Path | None:
+    """What a ``DATA`` option makes of a value that is no existing path: the release file or
+    folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
+    that is one letter off a release's or a release not fetched yet."""
+    from refbench.core.errors import UsageError
+    from refbench.releases.cache import looks_like_release, near_release, resolve
+
+    if looks_like_release(value):
+        return resolve(value)
+    near = near_release(value)
+    if near is not None:
+        raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
+                         f"{near}? (refbench data list)")
+    return None
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} kB"
+
+
+@data.command("get", context_settings=CONTEXT, epilog="Examples: refbench data get gap "
+              "knowref  |  refbench data get all --dir ~/data/refbench  |  refbench data get "
+              "tne --mirror https://example.org/refbench-data")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help=DIR_HELP)
+@click.option("--mirror", default=None, metavar="URL",
+              help="Fetch from a mirror laid out like the reference copy of the releases: "
+                   "URL/<path> for each file (its gzipped form where that copy keeps one).")
+@click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True,
+              help="Retries per file after a failed or corrupt download.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, retries: int,
+            as_json: bool) -> None:
+    """Fetch releases (NAME..., or `all`) into the data folder. Each file comes from its
+    published source at a pinned commit (or from --mirror) and is kept only if its sha256 is
+    the pinned one; files already there are checked, not fetched again. Prints each release's
+    licence."""
+    from refbench.core.errors import UsageError
+    from refbench.releases.cache import data_dir, status
+    from refbench.releases.fetch import get
+    from refbench.releases.manifest import all_releases, get_release
+
+    if mirror is not None and not mirror.startswith(("http://", "https://")):
+        raise UsageError(f"--mirror expects an http:// or https:// URL, got {mirror!r}")
+    releases = list(all_releases()) if "all" in names else [get_release(n) for n in names]
+    root = data_dir(folder)
+    report: list[dict[str, Any]] = []
+
+    def say(line: str) -> None:
+        click.echo(line, err=as_json)
+
+    for release in releases:
+        say(f"{release.name}: {release.title}")
+        say(f"  licence: {release.licence}")
+        say(f"  source: {release.source}" + (f" (via mirror {mirror})" if mirror else ""))
+        done = get(release, root, mirror=mirror, retries=retries,
+                   progress=not as_json and sys.stderr.isatty(),
+                   say=lambda line: say(f"  {line}"))
+        state = status(release, root)
+        counts = {a: sum(d.action == a for d in done) for a in ("fetched", "kept", "skipped")}
+        say(f"  {counts['fetched']} fetched, {counts['kept']} already there, "
+            f"{counts['skipped']} skipped: {state.state} in {root / release.root}")
+        report.append({"name": release.name, "licence": release.licence,
+                       "source": release.source, "folder": str(root / release.root),
+                       "state": state.state, **counts})
+    if as_json:
+        print_json({"data_dir": str(root), "releases": report})
+
+
+@data.command("list", context_settings=CONTEXT, epilog="Examples: refbench data list  |  "
+              "refbench data list --verify --json")
+@click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help=DIR_HELP)
+@click.option("--verify", is_flag=True, help="Check every file's sha256 (default: its size).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def list_cmd(folder: Path | None, verify: bool, as_json: bool) -> None:
+    """List the known releases: what is in the data folder, the splits --data NAME:SPLIT
+    takes, the licence, and what cannot be fetched from a public URL."""
+    from refbench.releases.cache import data_dir, status
+    from refbench.releases.manifest import all_releases
+
+    root = data_dir(folder)
+    rows: list[dict[str, Any]] = []
+    for release in all_releases():
+        state = status(release, root, verify=verify)
+        rows.append({
+            "name": release.name, "task": release.task, "title": release.title,
+            "state": state.state, "files": len(release.files), "have": len(state.have),
+            "bytes": release.size, "folder": str(root / release.root),
+            "default": release.default, "splits": sorted(release.splits),
+            "licence": release.licence, "source": release.source,
+            "mirror_only": [{"file": f.file, "note": f.note} for f in release.mirror_only],
+            "not_included": release.not_included or None})
+    if as_json:
+        print_json({"data_dir": str(root), "verified": verify, "releases": rows})
+        return
+    click.echo(f"data folder: {root}" + (" (sha256 checked)" if verify else ""))
+    for row in rows:
+        click.echo(f"{row['name']:20s} {row['state']:9s} {row['have']:>3d}/{row['files']:<3d} "
+                   f"files  {_size(row['bytes']):>9s}  {row['title']}")
+        splits = ", ".join(row["splits"]) or "-"
+        default = row["default"] or "the whole folder"
+        click.echo(f"{'':20s} splits: {splits} (NAME alone: {default})")
+        click.echo(f"{'':20s} licence: {row['licence']}")
+        for item in row["mirror_only"]:
+            click.echo(f"{'':20s} not at a public URL: {item['file']} ({item['note']})")
+        if row["not_included"]:
+            click.echo(f"{'':20s} not included: {row['not_included']}")
+
+
+@data.command("path", context_settings=CONTEXT, epilog="Examples: refbench data path wsc273  |  "
+              "refbench data path tne:dev  |  refbench data path kitmus:resources")
+@click.argument("reference")
+@click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help=DIR_HELP)
+def path_cmd(reference: str, folder: Path | None) -> None:
+    """Print the file or folder NAME[:SPLIT] stands for (what --data NAME reads)."""
+    from refbench.releases.cache import data_dir, resolve
+
+    click.echo(str(resolve(reference, data_dir(folder))))

@@ -1,0 +1,28 @@
+"""What the command line lends the task folders' commands (the
+:class:`~refbench.tasks.capabilities.CommandServices` they are built with): run folders, the
+results store and table rendering, which sit above the tasks and are never imported by them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+class CliServices:
+    def run_metrics(self, paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
+        from refbench.runs.record import run_folders
+
+        return list(run_folders(list(paths)))
+
+    def stored_metrics(self, store: Path | None, task: str) -> list[dict[str, Any]]:
+        from refbench.runs.store import Store
+
+        with Store(store, readonly=True) as st:
+            return [st.get(r["run_id"])["metrics"] for r in st.runs(limit=10_000, task=task)]
+
+    def render_table(self, header: list[str], rows: list[list[str]], fmt: str, *,
+                     title: str = "") -> str:
+        from refbench.report.tables import render
+
+        return render(header, rows, fmt, title=title)

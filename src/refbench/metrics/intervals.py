@@ -1,0 +1,105 @@
+"""95% intervals for accuracies that were recorded without one: from the count and the
+accuracy alone, where no bootstrap over instances was run (a slice, a file of a folder result).
+
+- Wilson's score interval for one proportion (statsmodels ``proportion_confint``), which stays
+  inside [0, 1] and behaves at 0 and 1 where the normal approximation does not;
+- Newcombe's hybrid score interval for the difference of two independent proportions
+  (statsmodels ``confint_proportions_2indep``, ``method="newcomb"``), built from the two Wilson
+  intervals: what a figure of Pro - Anti draws when the runs recorded no interval of it;
+- Fisher's z interval for a Pearson correlation (Winogender's occupation correlation).
+
+Each interval a result records says which of these made it (its ``ci95_methods``).
+"""
+
+from __future__ import annotations
+
+import math
+
+Z95 = 1.959963984540054
+
+Interval = tuple[float, float]
+
+
+def count_of(accuracy: float, n: int) -> int:
+    """The number of right answers an accuracy over ``n`` instances stands for."""
+    return round(accuracy * n)
+
+
+def wilson(correct: int, n: int) -> Interval | None:
+    """Wilson's 95% score interval of ``correct`` out of ``n``; None when ``n`` is 0."""
+    if n <= 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def newcombe(correct_a: int, n_a: int, correct_b: int, n_b: int) -> Interval | None:
+    """Newcombe's 95% interval of p_a - p_b for two independent samples; None without
+    instances on either side."""
+    if n_a <= 0 or n_b <= 0:
+        return None
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    low, high = confint_proportions_2indep(correct_a, n_a, correct_b, n_b, method="newcomb",
+                                           compare="diff", alpha=0.05)
+    return float(low), float(high)
+
+
+def wilson_of(rate: float | None, n: int) -> Interval | None:
+    """:func:`wilson` of a rate recorded as a fraction of ``n`` (None for no rate)."""
+    return None if rate is None else wilson(count_of(rate, n), n)
+
+
+def newcombe_difference(a: float, n_a: int, b: float, n_b: int) -> Interval | None:
+    """:func:`newcombe` of two rates recorded as fractions of ``n_a`` and ``n_b``."""
+    return newcombe(count_of(a, n_a), n_a, count_of(b, n_b), n_b)
+
+
+def pearson_interval(r: float | None, n: int) -> Interval | None:
+    """Fisher's z 95% interval of a Pearson correlation over ``n`` pairs (None for n < 4 or
+    |r| = 1, where it is not defined)."""
+    if r is None or n < 4 or abs(r) >= 1:
+        return None
+    z, se = math.atanh(r), 1 / math.sqrt(n - 3)
+    return math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)
+
+
+CLOSED_FORM = frozenset({"wilson", "newcombe", "fisher-z"})
+
+
+def recorded_interval(result: dict[str, object], key: str) -> Interval | None:
+    """The interval of ``key`` a result recorded from its instances (a bootstrap), or None;
+    an interval recorded by one of the closed forms above (its ``ci95_methods``) is None too,
+    since a figure draws the same interval from n and the figure and says so."""
+    methods = result.get("ci95_methods")
+    if isinstance(methods, dict) and methods.get(key) in CLOSED_FORM:
+        return None
+    ci95 = result.get("ci95")
+    got = ci95.get(key) if isinstance(ci95, dict) else None
+    if isinstance(got, list | tuple) and len(got) == 2 and got[0] == got[0] and got[1] == got[1]:
+        return float(got[0]), float(got[1])
+    return None
+
+
+def absolute(interval: Interval) -> Interval:
+    """An interval of |d| from an interval of d: the image of [low, high] under abs."""
+    low, high = interval
+    if low >= 0:
+        return low, high
+    if high <= 0:
+        return -high, -low
+    return 0.0, max(-low, high)
+
+
+def interval_caption(methods: set[str]) -> str:
+    """How a figure's error bars were made, for its title: ``methods`` holds "recorded" (a
+    bootstrap interval over instances that the result recorded) and/or "Wilson"."""
+    recorded = "bootstrap intervals over instances recorded in the results"
+    computed = "Wilson's interval from n and accuracy (Diff: Newcombe's)"
+    if methods == {"recorded"}:
+        return f"error bars: 95% {recorded}"
+    if methods == {"Wilson"}:
+        return f"error bars: 95% {computed}"
+    return f"error bars: 95% {recorded}, else {computed}"

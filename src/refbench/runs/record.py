@@ -1,0 +1,248 @@
+"""A finished run on disk and in the store: ``predictions.jsonl`` (one line per instance, with
+its answer and per-candidate scores), ``metrics.json`` (the task's metrics, the run's settings
+and provenance) and a row in the results store.
+
+Every run folder is written here, whether its outputs came from this process, from the shards
+of one run (``refbench results merge``) or from an imported lm-eval run, so all of them have the
+same files and the same figures. Reading run folders back is here too (:func:`run_folders`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import E_OUTPUT, RefbenchError
+from refbench.core.invalid import InvalidInstances
+from refbench.core.io import atomic_write, finite, write_text_atomic
+from refbench.core.provenance import provenance
+from refbench.core.types import ChoiceInstance
+from refbench.models.base import ModelOutput
+from refbench.runs.store import Store, StoreError
+from refbench.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run is made, all but its data and where its files go: the model spec and its
+    options, how the data is read, which part of it, and the name the run is shown under.
+    Recorded in every run's ``metrics.json`` (``model``, ``system``, ``limit``,
+    ``reader_options``, ``shard``)."""
+
+    model: str
+    model_options: dict[str, Any] = field(default_factory=dict)
+    reader_options: dict[str, Any] = field(default_factory=dict)
+    #: Only the first ``limit`` instances.
+    limit: int | None = None
+    #: The name in tables and the store (default: the model spec).
+    system: str | None = None
+    #: (I, N): only the I-th of N deterministic parts of the instances
+    #: (:mod:`refbench.runs.shards`); a shard is not recorded in the store.
+    shard: tuple[int, int] | None = None
+    #: The split of a folder run (a KITMUS suite: which split of every subtask).
+    split: str = "test"
+
+    @property
+    def name(self) -> str:
+        return self.system or self.model
+
+
+@dataclass
+class FinishedRun:
+    """What a run computed, before its files are written: its instances and the model's
+    outputs for them, and what the files record about how they were made."""
+
+    settings: RunSettings
+    task: Task
+    data: Path
+    out: Path
+    instances: Sequence[ChoiceInstance]
+    outputs: Sequence[ModelOutput]
+    fingerprint: str
+    model_config: dict[str, Any]
+    n_cached: int = 0
+    uncached_batches: int = 0
+    #: The malformed instances the run skipped (``--skip-invalid``), None when it skips none.
+    skipped: InvalidInstances | None = None
+    #: A shard's place in the data (index, count, start, stop, n_total).
+    shard: dict[str, Any] | None = None
+    #: Each prediction carries lm-eval's doc/prompt/target hashes.
+    lm_eval_hashes: bool = False
+
+
+def data_sha256(metrics_or_provenance: dict[str, Any]) -> str | None:
+    """The sha256 of the data a run read: its ``data_sha256``, else what its provenance
+    recorded (runs made before refbench recorded the first). A run's dataset is its task, this
+    content and its split, wherever the file lies."""
+    given = metrics_or_provenance.get("data_sha256")
+    if isinstance(given, str) and given:
+        return given
+    prov = metrics_or_provenance.get("provenance", metrics_or_provenance)
+    inputs = (prov.get("inputs") or {}).get("data") or [{}] if isinstance(prov, dict) else [{}]
+    sha = inputs[0].get("sha256") if isinstance(inputs[0], dict) else None
+    return str(sha) if sha else None
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def truncated_tokens(outputs: Sequence[ModelOutput]) -> list[int]:
+    """Per output, the tokens its model cut from its inputs to fit its max_length (0: none)."""
+    return [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
+
+
+def finish_run(run: FinishedRun, *, store: Store | None,
+               on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+    """Write a run's predictions and metrics (and its store row, unless it is a shard). A shard
+    gets only the choice metrics of its instances: the task's own scorer needs them all.
+    ``on_invalid`` collects the instances the run skipped, for the caller's summary."""
+    hashes = None
+    if run.lm_eval_hashes:
+        from refbench.models.lm_eval_docs import instance_hashes
+
+        hashes = instance_hashes(run.instances)
+    s = run.settings
+    metrics = write_predictions(run.out, run.task, run.data, run.instances, run.outputs,
+                                hashes=hashes, full=s.limit is None and run.shard is None,
+                                skip_invalid=run.skipped is not None)
+    pred_path = run.out / "predictions.jsonl"
+    if run.skipped is not None:
+        metrics.update(run.skipped.report())
+        if on_invalid is not None:
+            on_invalid.skipped.extend(run.skipped.skipped)
+    prov = provenance({"data": [str(run.data.resolve())]})
+    metrics.update({"model": s.model, "system": s.name,
+                    "model_fingerprint": run.fingerprint, "data": str(run.data.resolve()),
+                    "data_sha256": data_sha256(prov), "task_version": run.task.version,
+                    "split": run.task.infer_split(run.data), "limit": s.limit,
+                    "reader_options": dict(s.reader_options), "n_cached": run.n_cached,
+                    "uncached_batches": run.uncached_batches, "created": now(),
+                    "out_dir": str(run.out.resolve()),
+                    "predictions": str(pred_path.resolve())})
+    cut = truncated_tokens(run.outputs)
+    if any(cut):  # a model that cuts long inputs says how often it did
+        metrics["n_truncated"] = sum(1 for c in cut if c)
+        metrics["max_truncated_tokens"] = max(cut)
+    if run.shard is not None:
+        metrics["shard"] = run.shard
+    metrics["provenance"] = prov
+    metrics["provenance"]["model_config"] = run.model_config
+    return save_run(metrics, run.out, None if run.shard else store)
+
+
+def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[ChoiceInstance],
+                      outputs: Sequence[ModelOutput], *, hashes: Sequence[dict[str, str]] | None
+                      = None, full: bool = True, skip_invalid: bool = False) -> dict[str, Any]:
+    """Write ``out/predictions.jsonl`` (one line per instance, with lm-eval's hashes when
+    given) and return the metrics of the outputs (the task's own too unless ``full`` is
+    False). Every run folder, refbench's own or an imported one, is made by this function."""
+    pred_path = out / "predictions.jsonl"
+    with atomic_write(pred_path) as fh:
+        for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
+            bad = next((j for j, x in enumerate(o.scores) if not math.isfinite(x)), None)
+            if bad is not None:
+                raise RefbenchError(f"the score of candidate {bad} is {o.scores[bad]}, not a "
+                                    "finite number; predictions.jsonl must be valid JSON",
+                                    item=inst.id)
+            line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
+            fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
+    metrics = output_metrics(task, instances, outputs)
+    if full:
+        extra = task.run_metrics(data, pred_path, instances, [o.answer for o in outputs],
+                                 skip_invalid=skip_invalid)
+        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
+        metrics.update(extra)
+        if ci:
+            metrics["ci95"] = ci
+    if hashes:
+        from refbench.models.lm_eval_docs import task_hash
+
+        metrics["lm_eval_task_hash"] = task_hash(hashes)
+    return metrics
+
+
+def output_metrics(task: Task, instances: Sequence[ChoiceInstance],
+                   outputs: Sequence[ModelOutput]) -> dict[str, Any]:
+    """The choice metrics of a model's outputs (accuracy, and acc_norm when the model gives
+    ``answer_norm``), with the task's warnings about the data: the definitions ``evaluate``
+    uses (:meth:`~refbench.tasks.base.Task.choice_metrics`), so evaluating a run's
+    ``predictions.jsonl`` afterwards gives the same figures."""
+    norm = [o.extra["answer_norm"] for o in outputs] \
+        if outputs and all("answer_norm" in o.extra for o in outputs) else None
+    out = task.choice_metrics(instances, [o.answer for o in outputs], answers_norm=norm)
+    for warning in task.run_warnings(instances):
+        out.setdefault("warnings", []).append(warning)
+    return out
+
+
+def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
+    """Record the run in the store, then write ``out/metrics.json``.
+
+    metrics.json is what makes a folder a run folder, so it comes last: a run killed between
+    the two steps leaves a store row whose folder lacks metrics.json (the row holds the
+    metrics), never a complete-looking folder the store does not know. When the store refuses
+    the run, metrics.json is still written so that ``refbench results add OUT`` can record it
+    later (the error says so); when metrics.json cannot be written, the row is removed again.
+    """
+    text = json.dumps(finite(metrics), indent=2, ensure_ascii=False, default=str,
+                      allow_nan=False) + "\n"
+    if store is None:
+        write_text_atomic(out / "metrics.json", text)
+        return metrics
+    try:
+        run_id = record_run(store, metrics, out)
+    except RefbenchError:
+        write_text_atomic(out / "metrics.json", text)
+        raise
+    try:
+        write_text_atomic(out / "metrics.json", text)
+    except BaseException:
+        with contextlib.suppress(StoreError):
+            store.remove([run_id])
+        raise
+    metrics["run_id"] = run_id
+    return metrics
+
+
+def record_run(store: Store, metrics: dict[str, Any], out: Path) -> int:
+    """Add a finished run (its metrics.json) to the store. When the store cannot take it, the
+    error says how to record the run later from its folder."""
+    try:
+        return store.add_run(
+            created=str(metrics.get("created") or now()), model=str(metrics["model"]),
+            fingerprint=str(metrics["model_fingerprint"]), task=str(metrics["task"]),
+            data=str(metrics["data"]), data_sha256=data_sha256(metrics),
+            n=int(metrics["n"]), metrics=metrics, out_dir=str(out.resolve()),
+            split=metrics.get("split"), system=metrics.get("system"))
+    except StoreError as exc:
+        raise RefbenchError(f"{exc.message}. The run's predictions and metrics are in {out}; "
+                            f"record it later with: refbench results add {out}",
+                            code=E_OUTPUT, path=store.path) from None
+
+
+def run_folders(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """(folder, metrics) of every run folder in ``paths``: a run folder itself, or each run of
+    a folder run's ``--out``."""
+    for p in paths:
+        files = [p / "metrics.json"] if (p / "metrics.json").is_file() \
+            else sorted(p.rglob("metrics.json")) if p.is_dir() else []
+        if not files:
+            raise RefbenchError("not a run folder (no metrics.json; refbench run --out writes "
+                                "one)", path=p)
+        for f in files:
+            try:
+                metrics = json.loads(f.read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise RefbenchError("not a run's metrics (invalid JSON)", path=f) from None
+            missing = [k for k in ("model", "model_fingerprint", "task", "data", "n")
+                       if not isinstance(metrics, dict) or k not in metrics]
+            if missing:
+                raise RefbenchError(f"not a run's metrics (no {', '.join(missing)})", path=f)
+            yield f.parent, metrics

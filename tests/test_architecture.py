@@ -1,0 +1,182 @@
+"""The house rules of DESIGN.md, read from the code's own imports: every import points down the
+layers, no modules import each other in a circle, no module grows past 400 lines, and nothing
+outside ``tasks/`` (the registry table aside) imports a benchmark's package or names one.
+
+Every import counts, at module level or inside a function, ``TYPE_CHECKING`` included: a lazy
+import is still an arrow in the house."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+SRC = ROOT / "src" / "refbench"
+
+#: The floors, ground first (docs/architecture.md). A package may import its own floor's
+#: packages only where this says so: none do.
+LAYERS = {
+    "core": 0,
+    "formats": 1, "metrics": 1, "nlp": 1, "studyfile": 1,
+    "tasks": 2,
+    "models": 3, "releases": 3,
+    "export": 4,
+    "runs": 5,
+    "report": 6,
+    "studies": 7,
+    "web": 8,
+    "cli": 9,
+    "api": 10,
+}
+MAX_LINES = 400
+REGISTRY = "refbench.core.registry"
+TASK_PACKAGES = ("kitmus", "gap", "knowref", "winograd", "altentities", "tne", "winogender",
+                 "winobias")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in SRC.rglob("*.py"):
+        parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules of refbench that ``path`` imports (``from a.b import c`` counts ``a.b`` and,
+    when ``a.b.c`` is a module, that too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if m in MODULES}
+
+
+GRAPH = {m: _imports(p) - {m} for m, p in MODULES.items()}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_every_package_has_a_floor() -> None:
+    packages = {_package(m) for m in MODULES} - {""}
+    modules_at_top = {p for p in packages if (SRC / f"{p}.py").is_file()}
+    assert packages - modules_at_top <= set(LAYERS), packages - set(LAYERS)
+    assert modules_at_top <= set(LAYERS), modules_at_top - set(LAYERS)
+
+
+def test_imports_point_down_the_layers() -> None:
+    up = []
+    for module, targets in GRAPH.items():
+        here = _package(module)
+        for target in targets:
+            there = _package(target)
+            if here and there and here != there and LAYERS[there] >= LAYERS[here]:
+                up.append(f"{module} -> {target}")
+    assert not up, "imports against the layering:\n" + "\n".join(sorted(up))
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    top = stack.pop()
+                    on.discard(top)
+                    comp.append(top)
+                    if top == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert _cycles(GRAPH) == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_modules_stay_small(module: str) -> None:
+    lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{module}: {lines} lines"
+
+
+def test_nothing_outside_tasks_imports_a_benchmark_or_names_one() -> None:
+    package = re.compile(r"refbench\.tasks\.(" + "|".join(TASK_PACKAGES) + r")\b")
+    named = re.compile(r"[\"'](" + "|".join(TASK_PACKAGES) + r")[\"']")
+    found = []
+    for module, path in MODULES.items():
+        if _package(module) == "tasks" or module == REGISTRY:
+            continue
+        text = path.read_text(encoding="utf-8")
+        found += [f"{module}: imports {m.group(0)}" for m in package.finditer(text)]
+        found += [f"{module}: names {m.group(0)}" for m in named.finditer(text)]
+    assert not found, "\n".join(found)
+
+
+def test_no_layer_compares_a_tasks_overrides() -> None:
+    override = re.compile(r"type\([^)]*\)\.\w+ is (not )?Task\.")
+    found = [m for m, p in MODULES.items() if override.search(p.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
+def test_the_task_packages_listed_here_are_the_registered_ones() -> None:
+    from refbench.core.registry import TASKS
+
+    assert set(TASK_PACKAGES) == set(TASKS._entries)
+
+
+def test_imports_are_what_the_graph_reads() -> None:
+    """The graph sees a lazy import inside a function (so the rules above can fail)."""
+    graph = defaultdict(set, GRAPH)
+    assert "refbench.tasks.lookup" in graph["refbench.cli.ls"]

@@ -1,0 +1,152 @@
+"""No page fails: a crawl from the home page follows every link the app shows and expects 200
+(or a redirect to a page that answers 200). On the fixture world always; on ``../shared/data``
+served whole, with runs of cheap baselines of every task, where ``../shared`` is present.
+
+Pages of one kind on one dataset (its instances, its later pages, its filters, compare under
+each filter) are many thousands on the real releases; the crawl opens a few of each and every
+other page."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urljoin, urlparse
+
+import pytest
+from werkzeug.exceptions import HTTPException
+
+from tests.conftest import SHARED, needs_shared, run_cli
+
+REAL = SHARED / "data"
+# Pages that exist once per instance, page of a listing or filter of a dataset: a few of each.
+PER_DATASET = {"browse.instance", "browse.by_id", "browse.np_fragment", "browse.evidence",
+               "browse.jump", "demo.page"}
+# Query parameters that narrow a page to part of a dataset (a filter, a search, a later page).
+NARROWING = {"q", "after", "before", "mode", "slice", "value"}
+FEW = 3
+
+
+def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
+    """(failures, pages opened per endpoint) of a breadth-first walk from ``/``."""
+    client = app.test_client()
+    adapter = app.url_map.bind("localhost")
+    opened: Counter[str] = Counter()
+    quota: Counter[tuple[str, str]] = Counter()
+    seen: set[str] = set()
+    queue, failures = ["/"], []
+
+    def wanted(url: str) -> bool:
+        parsed = urlparse(url)
+        if parsed.scheme or parsed.netloc or url in seen:
+            return False
+        try:
+            endpoint, args = adapter.match(parsed.path)
+        except HTTPException:  # a link to no route is itself a failure
+            failures.append((url, "no route"))
+            return False
+        query = parse_qs(parsed.query)
+        narrowed = any(k.startswith("f.") or k in NARROWING for k in query)
+        if endpoint in PER_DATASET or narrowed:
+            slot = (endpoint, str(args.get("key") or query.get("data", [""])[0]))
+            if quota[slot] >= FEW:
+                return False
+            quota[slot] += 1
+        return True
+
+    while queue:
+        url = queue.pop(0)
+        if url in seen:
+            continue
+        seen.add(url)
+        response = client.get(url)
+        endpoint = adapter.match(urlparse(url).path)[0]
+        opened[endpoint] += 1
+        if response.status_code in (301, 302, 303, 307, 308):
+            target = urljoin(url, response.headers["Location"])
+            if wanted(target):
+                queue.append(target)
+            continue
+        if response.status_code != 200:
+            failures.append((url, response.status_code,
+                             response.get_data(as_text=True)[:300]))
+            continue
+        if "text/html" not in response.content_type:
+            continue
+        for href in re.findall(r'(?:href|src)="([^"#]*)', response.get_data(as_text=True)):
+            target = urljoin(url, href.replace("&amp;", "&"))
+            if href and wanted(target):
+                queue.append(target)
+    return failures, opened
+
+
+def test_every_page_of_the_fixture_world_answers(world: dict[str, Any]) -> None:
+    from refbench.web.app import create_app
+
+    failures, opened = crawl(create_app(world["config"]))
+    assert failures == []
+    for endpoint in ("browse.home", "browse.dataset", "browse.instance", "board.leaderboard",
+                     "board.run_page", "compare.compare"):
+        assert opened[endpoint] > 0, (endpoint, opened)
+
+
+def make(*args: str) -> None:
+    r = run_cli(*args)
+    assert r.returncode == 0, f"{args}: {r.stderr}"
+
+
+@needs_shared(REAL)
+def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
+    """Finding 5: ``serve ../shared/data --runs <baselines>``: every linked page is a 200,
+    every run sits on the data it read (TNE prediction files only on labelled TNE data), and
+    the home page's count of runs is the number of runs."""
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    store = tmp_path / "store.sqlite"
+    files = {
+        "kitmus": REAL / "kitmus-official" / "released" / "background-train"
+        / "subtask_4_ents" / "full-text" / "test.v4_gold_conll.gz",
+        "gap": REAL / "gap" / "gap-test.tsv", "knowref": REAL / "knowref" / "knowref_test.json",
+        "winograd": REAL / "winograd" / "wsc273.jsonl",
+        "altentities": REAL / "altentities" / "recipes" / "test.json.gz",
+        "winogender": REAL / "winogender", "winobias": REAL / "winobias",
+    }
+    for task, data in files.items():
+        for model in ("random", "first"):
+            make("run", "--model", model, "--data", str(data), "--store", str(store),
+                 "--out", str(tmp_path / "runs" / f"{task}-{model}"), "--quiet")
+    make("tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
+         "--out", str(tmp_path / "tne"))
+    app = create_app(ServeConfig(data=[REAL], run_dirs=[tmp_path / "tne"], store=store,
+                                 index_dir=tmp_path / "index"))
+    cat = app.config["CATALOG"]
+    runs = cat.runs()
+    tne_files = sorted((tmp_path / "tne").glob("*.jsonl"))
+    assert len(runs) == 2 * (1 + 1 + 1 + 1 + 1 + 1 + 4) + len(tne_files)
+    for run in runs:
+        if not run.is_documents:
+            held = cat.dataset_of(run)
+            assert held is not None and held.task.name == run.task, run.rid
+    attached: Counter[str] = Counter()
+    for ds in cat.datasets.values():
+        for system in cat.systems(ds):
+            attached.update(r.rid for r in system.runs)
+            if ds.task.documents is not None:
+                assert ds.path.name == "test.jsonl.gz", ds.label  # the labelled file they predict
+
+    failures, opened = crawl(app)
+    assert failures == []
+    assert opened["board.run_page"] >= len(runs)
+    home = app.test_client().get("/").get_data(as_text=True)
+    counts = re.search(r"<strong>([\d,]+)</strong> of ([\d,]+) runs", home)
+    assert counts is not None and counts[1] == counts[2] == str(len(runs)), counts
+    assert set(attached) <= {r.rid for r in runs}
+
+
+@pytest.mark.parametrize("path", ["/data/nope", "/runs/nope", "/data/nope/3"])
+def test_a_missing_page_is_a_404_not_a_500(world: dict[str, Any], path: str) -> None:
+    from refbench.web.app import create_app
+
+    assert create_app(world["config"]).test_client().get(path).status_code == 404
