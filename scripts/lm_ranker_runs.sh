@@ -4,7 +4,7 @@
 # script again after an interruption; finished runs (MODELS/NAME/result.json) are skipped and an
 # interrupted one continues from MODELS/NAME/checkpoint/state.pt.
 #
-#   nohup nice -n 10 scripts/lm_ranker_runs.sh /work/models [full|reduced] \
+#   nohup nice -n 10 scripts/lm_ranker_runs.sh /work/models [full|reduced|reduced-knowref] \
 #       >> /work/models/lm-ranker-runs.log 2>&1 &
 #
 # MODELS (default: models) holds the KITMUS suite (made here with default settings when absent),
@@ -50,6 +50,15 @@ if [ "${2:-full}" = "reduced" ]; then
       --train-layers 4 --eval-every 50 --checkpoint-every 25
   done
   echo "=== reduced runs finished $(date -Is)"
+  exit 0
+fi
+if [ "${2:-full}" = "reduced-knowref" ]; then
+  # The best probe's recipe (q7) on twice its sample: every parameter, 800 training instances
+  # and their switched copies balanced by text position, lr 5e-5, one pass, the last weights
+  # (no selection; dev scored once after), scored on the whole test set and its switched copy.
+  run lm-knowref-q7-800 --task knowref --augment --balance-train --balance-by text \
+    --balance-dev 200 --train-limit 800 --epochs 1 --lr 5e-5 --train-layers 0 --final \
+    --checkpoint-every 50
   exit 0
 fi
 
