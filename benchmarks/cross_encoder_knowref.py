@@ -43,6 +43,7 @@ from refbench.core.types import ChoiceInstance
 from refbench.models.train import train_cross_encoder
 from refbench.tasks.choices import read_choices
 from refbench.tasks.knowref.switch import switch_file
+from refbench.tasks.lookup import get_task
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "knowref"
 
@@ -89,7 +90,7 @@ def gold0_share(data: list[ChoiceInstance], by: str = "index") -> float:
 def answer_shares(predictions: Path, test: Path) -> tuple[float, float]:
     """How often the model answers candidate 0, and the person named first: the test gold's
     shares are 0.497 and 0.465; far from them is a positional rule."""
-    instances = {x.id: x for x in read_choices(test, task="knowref")}
+    instances = {x.id: x for x in read_choices(test, task=get_task("knowref"))}
     answers = [json.loads(line) for line in predictions.read_text().splitlines() if line.strip()]
     index0 = sum(1 for a in answers if a["answer"] == 0)
     first = sum(1 for a in answers if text_position(instances[a["id"]], a["answer"]) == 0)
@@ -126,7 +127,7 @@ def main() -> None:
     if args.augment:
         train_file = out / "train.augmented.tsv"
         switch_file(DATA / "train.tsv", train_file, with_original=True)
-    train = list(read_choices(train_file, task="knowref"))
+    train = list(read_choices(train_file, task=get_task("knowref")))
     if args.balance_train:
         train = balanced(train, args.seed, by=args.balance_by)
     dev = list(read_choices(DATA / "dev.tsv"))

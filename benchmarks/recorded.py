@@ -36,14 +36,14 @@ def save_gz(src: Path | str, name: str, file: str) -> str:
 def command_line(argv: list[str]) -> str:
     """The command that makes the recorded files: this script with its options, less
     ``--resume`` and ``--eval-only`` (how the run was continued, not what it is), an absolute
-    ``--out`` shortened to ``models/NAME``."""
+    ``--out`` or ``--suite`` (a generated KITMUS suite) shortened to ``models/NAME``."""
     args: list[str] = []
     it = iter(argv[1:])
     for a in it:
         if a in ("--resume", "--eval-only"):
             continue
         args.append(a)
-        if a == "--out":
+        if a in ("--out", "--suite"):
             value = next(it, "")
             args.append(f"models/{Path(value).name}" if Path(value).is_absolute() else value)
     return shlex.join(["python", f"benchmarks/{Path(argv[0]).name}", *args])

@@ -44,6 +44,7 @@ from refbench.tasks.capabilities import (
     Report,
     Studies,
     TaskCore,
+    Training,
     WebView,
 )
 from refbench.tasks.card import Card
@@ -80,6 +81,7 @@ __all__ = [
     "Table",
     "Task",
     "TaskCore",
+    "Training",
     "UsageError",
     "WebView",
     "Where",

@@ -164,79 +164,133 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
     return dict(reader) if isinstance(reader, dict) else {}
 
 
+# Options only one trainer takes: given to the other, they are refused.
+TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_layers"),
+                "llm-loglik": ("train_layers", "scoring", "checkpoint_every")}
+
+
 @click.command("train", context_settings=CONTEXT, epilog=(
-    "Example: refbench train --model cross-encoder --data kitmus-suite/background-pretrain/"
+    "Examples: refbench train --model cross-encoder --data kitmus-suite/background-pretrain/"
     "subtask_4_ents/train.jsonl --dev kitmus-suite/background-pretrain/subtask_4_ents/"
-    "validation.jsonl --out models/ce-pretrain4"))
+    "validation.jsonl --out models/ce-pretrain4  |  refbench train --model llm-loglik --data "
+    "../shared/data/knowref/train.tsv --dev ../shared/data/knowref/dev.tsv --augment "
+    "--eval-every 200 --threads 1 --out models/lm-knowref  (then --model "
+    "llm-loglik:models/lm-knowref/model)"))
 @click.option("--model", "spec", default="cross-encoder", show_default=True,
-              help="Trainable model (cross-encoder).")
+              help="Trainable model: cross-encoder, or llm-loglik[:PATH] (a causal LM as a "
+                   "ranker; default weights SmolLM2-135M).")
 @click.option("--data", type=DATA, required=True, help="Training data (any choice task).")
 @click.option("--dev", type=DATA, default=None,
               help="Dev data for early stopping (default: 10% held out from --data, whole "
                    "questions where instances share one).")
 @click.option("--task", default=None, help="Task (inferred when omitted).")
 @click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
+@click.option("--augment", is_flag=True,
+              help="Add the antecedent-switched copy of every training instance (KnowRef).")
 @click.option("--head", type=click.Choice(["joint", "binary"]), default="joint",
-              show_default=True, help="joint or binary.")
-@click.option("--epochs", type=POSITIVE, default=3, show_default=True)
-@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=3e-5,
-              show_default=True)
+              show_default=True, help="cross-encoder: joint or binary.")
+@click.option("--epochs", type=POSITIVE, default=None,
+              help="Epochs (cross-encoder 3, llm-loglik 2).")
+@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Learning rate (cross-encoder 3e-5, llm-loglik 2e-5).")
 @click.option("--head-lr", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Rate of the head and the prior's weight (default: --lr).")
+              help="cross-encoder: rate of the head and the prior's weight (default: --lr).")
 @click.option("--batch-size", type=POSITIVE, default=8, show_default=True,
               help="Instances per step (each brings all its candidates).")
-@click.option("--max-length", type=POSITIVE, default=128, show_default=True)
+@click.option("--max-length", type=POSITIVE, default=None,
+              help="Tokens per sequence (cross-encoder 128; llm-loglik: the model's context).")
 @click.option("--evidence-words", type=POSITIVE, default=60, show_default=True,
-              help="Words of description selected per candidate (free-text tasks).")
+              help="cross-encoder: words of description selected per candidate (free-text "
+                   "tasks).")
 @click.option("--max-words", type=POSITIVE, default=None, help="AltEntities text cut (words).")
 @click.option("--max-steps", type=POSITIVE, default=None, help="Stop after this many steps.")
 @click.option("--eval-every", type=POSITIVE, default=None,
               help="Also score dev every N steps and before the first (keep the best).")
-@click.option("--patience", type=COUNT, default=2, show_default=True,
-              help="Dev evaluations without a gain before stopping.")
+@click.option("--patience", type=COUNT, default=None,
+              help="Dev evaluations without a gain before stopping (cross-encoder 2, "
+                   "llm-loglik 4).")
 @click.option("--freeze-layers", type=COUNT, default=0, show_default=True,
-              help="Keep the embeddings and the lowest N encoder layers fixed.")
+              help="cross-encoder: keep the embeddings and the lowest N encoder layers fixed.")
+@click.option("--train-layers", type=COUNT, default=4, show_default=True,
+              help="llm-loglik: train the top N decoder layers and the final norm; 0: every "
+                   "parameter.")
+@click.option("--scoring", type=click.Choice(["partial", "whole"]), default="partial",
+              show_default=True, help="llm-loglik: what is scored (its scoring option; run "
+                                      "the trained model with the same).")
+@click.option("--checkpoint-every", type=POSITIVE, default=100, show_default=True,
+              help="llm-loglik: steps between checkpoints (and at each epoch's end).")
 @click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint (must exist).")
 @click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
 @click.option("--threads", type=POSITIVE, default=None, help="CPU threads for torch.")
 @click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
-def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Path, head: str,
-              epochs: int, lr: float, head_lr: float | None, batch_size: int, max_length: int,
-              evidence_words: int,
-              max_words: int | None, max_steps: int | None, eval_every: int | None,
-              patience: int, freeze_layers: int, seed: int, input_type: str | None,
-              resume: bool, device: str, threads: int | None, as_json: bool) -> None:
-    """Fine-tune the MiniLM cross-encoder on CPU: seeded, dev-set early stopping, a checkpoint
-    every epoch, --resume. Then run it with --model cross-encoder:DIR.
+def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Path,
+              augment: bool, head: str, epochs: int | None, lr: float | None,
+              head_lr: float | None, batch_size: int, max_length: int | None,
+              evidence_words: int, max_words: int | None, max_steps: int | None,
+              eval_every: int | None, patience: int | None, freeze_layers: int,
+              train_layers: int, scoring: str, checkpoint_every: int, seed: int,
+              input_type: str | None, resume: bool, device: str, threads: int | None,
+              as_json: bool) -> None:
+    """Fine-tune a choice model: the MiniLM cross-encoder (then --model cross-encoder:DIR), or
+    a causal LM as a ranker over the candidates, trained on the log-likelihoods llm-loglik
+    scores (then --model llm-loglik:DIR/model, a Hugging Face folder). Seeded, selected on
+    dev, checkpoints, --resume.
     """
     from refbench.core.errors import UsageError
     from refbench.models.train import held_out_split, train_cross_encoder
     from refbench.tasks.choices import read_choices
     from refbench.tasks.lookup import get_task
 
-    if spec.partition(":")[0] != "cross-encoder":
-        raise UsageError(f"{spec!r} is not trainable; the trainable model is cross-encoder")
+    name, _, argument = spec.partition(":")
+    if name not in TRAINER_ONLY:
+        raise UsageError(f"{spec!r} is not trainable; the trainable models are cross-encoder "
+                         "and llm-loglik[:PATH]")
+    source = click.get_current_context().get_parameter_source
+    for other, options in TRAINER_ONLY.items():
+        for option in options if other != name else ():
+            if source(option) is not click.core.ParameterSource.DEFAULT:
+                raise UsageError(f"--{option.replace('_', '-')} is an option of {other} "
+                                 f"training, not {name}")
     set_threads(threads)
     reader: dict[str, object] = {"input_type": input_type} if input_type else {}
     if max_words:
         reader["max_words"] = max_words
     the_task = get_task(task) if task else None
+    if augment:
+        from refbench.models.augment import augmented_training_file
+
+        data = augmented_training_file(data, task=the_task, work=out)
     train = list(read_choices(data, task=the_task, options=reader))
     if dev is not None:
         dev_set = list(read_choices(dev, task=the_task, options=reader))
     else:
         train, dev_set = held_out_split(train, seed=seed)
-    report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs, lr=lr,
-                                 head_lr=head_lr,
-                                 batch_size=batch_size, max_length=max_length,
-                                 evidence_words=evidence_words, reader_options=reader,
-                                 seed=seed, eval_every=eval_every, patience=patience,
-                                 freeze_layers=freeze_layers, max_steps=max_steps,
-                                 resume=resume, device=device, progress=not as_json)
+    if name == "llm-loglik":
+        from refbench.models.lm_ranker import RankerSettings, train_lm_ranker
+
+        settings = RankerSettings(
+            epochs=epochs or 2, lr=lr or 2e-5, batch_size=batch_size, train_layers=train_layers,
+            scoring=scoring, seed=seed, eval_every=eval_every, max_steps=max_steps,
+            checkpoint_every=checkpoint_every, max_length=max_length,
+            patience=4 if patience is None else patience)
+        report = train_lm_ranker(train, dev_set, out, base=argument or None, settings=settings,
+                                 reader_options=reader, resume=resume, device=device,
+                                 progress=not as_json)
+        where = f"run it with --model {report['run_with']}"
+    else:
+        report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs or 3,
+                                     lr=lr or 3e-5, head_lr=head_lr, batch_size=batch_size,
+                                     max_length=max_length or 128,
+                                     evidence_words=evidence_words, reader_options=reader,
+                                     seed=seed, eval_every=eval_every,
+                                     patience=2 if patience is None else patience,
+                                     freeze_layers=freeze_layers, max_steps=max_steps,
+                                     resume=resume, device=device, progress=not as_json)
+        where = f"run it with --model cross-encoder:{out}"
     if as_json:
         print_json(report)
     else:
         click.echo(f"best dev accuracy {report['best_dev_accuracy']:.3f} after "
-                   f"{report['epochs_done']} epoch(s); model in {out}")
+                   f"{report['epochs_done']} epoch(s); {where}")

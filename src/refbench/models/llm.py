@@ -66,8 +66,12 @@ def context_length(config: Any, tokenizer: Any) -> int:
     return DEFAULT_MAX_LENGTH
 
 
-def scoring_requests(inst: ChoiceInstance) -> list[tuple[str, str]]:
-    """(context, continuation) per candidate."""
+def scoring_requests(inst: ChoiceInstance, *, whole: bool = False) -> list[tuple[str, str]]:
+    """(context, continuation) per candidate. ``whole``: the whole text with the candidate in
+    place is the continuation (KnowRef's eq. 1, the sentence's likelihood), for expressions
+    that occur in the text; otherwise as lm-eval's partial scoring."""
+    if inst.expression_offset is not None and whole:
+        return [("", inst.with_expression_replaced(k)) for k in range(len(inst.candidates))]
     if inst.expression_offset is not None:
         start, end = inst.expression_offset, inst.expression_offset + len(inst.expression)
         rest = inst.context[end:]
@@ -96,6 +100,9 @@ class LoglikModel(ChoiceModel):
                Option("batch_size", int, 16, "sequences per forward pass (with base_url: "
                       "prompts per request, default 1)", min=1),
                Option("device", str, "auto", DEVICE_HELP),
+               Option("scoring", str, "partial", "partial: the text after the expression, "
+                      "as lm-eval scores WinoGrande; whole: the whole text with the candidate "
+                      "in place (KnowRef's eq. 1)", choices=("partial", "whole")),
                Option("base_url", str, None, "a completions endpoint, e.g. "
                       "http://127.0.0.1:8000/v1 (scores through the server)"),
                Option("model", str, "default", "the server's model name (with base_url)"),
@@ -148,12 +155,18 @@ class LoglikModel(ChoiceModel):
         if self.server is not None:
             return {"name": self.name, "base_url": self.server.endpoint.base_url,
                     "model": self.server.model, "tokenizer": self.server.tokenizer_kind,
-                    "max_length": self.max_length, "split": self.SPLIT}
+                    "max_length": self.max_length, "split": self.SPLIT, **self._scoring()}
         # The batch size and device change scores in the last float digits, so they key the
         # prediction cache too: a cached run is byte-identical to a fresh one.
         return {"name": self.name, "weights": self._weights, "max_length": self.max_length,
                 "batch_size": self.forward_batch, "device": self.device.type,
-                "split": self.SPLIT}
+                "split": self.SPLIT, **self._scoring()}
+
+    def _scoring(self) -> dict[str, str]:
+        """The scoring rule for the cache key, only when it is not the default (so caches
+        made before the option existed stay valid)."""
+        scoring = str(self.option("scoring"))
+        return {} if scoring == "partial" else {"scoring": scoring}
 
     def encode(self, context: str, cont: str) -> tuple[list[int], int, int]:
         """Token ids of context + continuation (the last ``max_length + 1``: the model reads
@@ -173,6 +186,38 @@ class LoglikModel(ChoiceModel):
         cut = len(full) - len(ids)
         return ids, max(1, len(ctx_ids) - cut), cut
 
+    def continuation_logprobs(self, encoded: Sequence[tuple[list[int], int, int]]) -> Any:
+        """One forward pass over :meth:`encode`'s sequences, right-padded: a tensor of each
+        continuation's summed log-probability. Autograd records it unless the caller turns
+        it off, so the ranker trainer (:mod:`refbench.models.lm_ranker`) trains on exactly
+        the scores this model predicts with."""
+        import torch
+
+        pad = self.tokenizer.pad_token_id
+        pad = 0 if pad is None else int(pad)
+        # the last token of a sequence is only ever predicted: it is no input
+        width = max(len(seq) for seq, _, _ in encoded) - 1
+        ids = torch.full((len(encoded), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(encoded), width), dtype=torch.long)
+        for r, (seq, _, _) in enumerate(encoded):
+            ids[r, :len(seq) - 1] = torch.tensor(seq[:-1])
+            mask[r, :len(seq) - 1] = 1
+        # Vocabulary logits only where some row scores a token (position t predicts
+        # token t + 1): the output layer is a fifth of a small model's work per token.
+        first = min(n_ctx for _, n_ctx, _ in encoded) - 1
+        extra = {"logits_to_keep": width - first} if self._keeps_logits else {}
+        offset = first if self._keeps_logits else 0
+        logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                            **extra).logits
+        sums = []
+        for r, (seq, n_ctx, _) in enumerate(encoded):
+            # score tokens n_ctx .. len - 1, predicted at positions n_ctx - 1 .. len - 2
+            lp = torch.log_softmax(
+                logits[r, n_ctx - 1 - offset:len(seq) - 1 - offset].float(), dim=-1)
+            target = torch.tensor(seq[n_ctx:], device=lp.device)
+            sums.append(lp.gather(-1, target.unsqueeze(-1)).sum())
+        return torch.stack(sums)
+
     def loglik(self, requests: Sequence[tuple[str, str]]) -> list[Scored]:
         """Summed log-probability of each continuation given its context, its length, and the
         tokens cut from the left of its sequence."""
@@ -182,38 +227,18 @@ class LoglikModel(ChoiceModel):
 
         encoded = [self.encode(context, cont) for context, cont in requests]
         order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
-        pad = self.tokenizer.pad_token_id
-        pad = 0 if pad is None else int(pad)
         sums: dict[int, float] = {}
         for start in range(0, len(order), self.forward_batch):
             rows = order[start:start + self.forward_batch]
-            # the last token of a sequence is only ever predicted: it is no input
-            width = len(encoded[rows[0]][0]) - 1
-            ids = torch.full((len(rows), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(rows), width), dtype=torch.long)
-            for r, i in enumerate(rows):
-                seq = encoded[i][0]
-                ids[r, :len(seq) - 1] = torch.tensor(seq[:-1])
-                mask[r, :len(seq) - 1] = 1
-            # Vocabulary logits only where some row scores a token (position t predicts
-            # token t + 1): the output layer is a fifth of a small model's work per token.
-            first = min(encoded[i][1] for i in rows) - 1
-            extra = {"logits_to_keep": width - first} if self._keeps_logits else {}
-            offset = first if self._keeps_logits else 0
             with torch.inference_mode():
-                logits = self.model(input_ids=ids.to(self.device),
-                                    attention_mask=mask.to(self.device), **extra).logits
-                for r, i in enumerate(rows):
-                    seq, n_ctx, _ = encoded[i]
-                    # score tokens n_ctx .. len - 1, predicted at positions n_ctx - 1 .. len - 2
-                    lp = torch.log_softmax(
-                        logits[r, n_ctx - 1 - offset:len(seq) - 1 - offset].float(), dim=-1)
-                    target = torch.tensor(seq[n_ctx:], device=lp.device)
-                    sums[i] = float(lp.gather(-1, target.unsqueeze(-1)).sum())
+                batch_sums = self.continuation_logprobs([encoded[i] for i in rows])
+            for r, i in enumerate(rows):
+                sums[i] = float(batch_sums[r])
         return [Scored(sums[i], len(cont), encoded[i][2]) for i, (_, cont) in enumerate(requests)]
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
-        requests = [scoring_requests(inst) for inst in batch]
+        whole = self.option("scoring") == "whole"
+        requests = [scoring_requests(inst, whole=whole) for inst in batch]
         flat = self.loglik([r for reqs in requests for r in reqs])
         outputs = []
         pos = 0

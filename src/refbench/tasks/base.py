@@ -15,10 +15,11 @@ what every layer needs of any benchmark:
 
 Everything else is a capability object (:mod:`refbench.tasks.capabilities`) that a task has or
 lacks: ``folder`` (a folder taken whole), ``documents`` (documents, not choices), ``web``,
-``report``, ``export``, ``commands``, ``studies``, ``demo``, ``coref``, ``listings``. A layer
-asks whether the attribute is set; none compares which methods a task overrides, and none tests
-a task's name. Layering (DESIGN.md): tasks sit below models, runs, report, web, studies and
-cli; a task hands data upward and never imports them.
+``report``, ``export``, ``commands``, ``studies``, ``demo``, ``coref``, ``listings``,
+``training`` (``train --augment``). A layer asks whether the attribute is set; none compares
+which methods a task overrides, and none tests a task's name. Layering (DESIGN.md): tasks sit
+below models, runs, report, web, studies and cli; a task hands data upward and never imports
+them.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from refbench.tasks.capabilities import (
     Listings,
     Report,
     Studies,
+    Training,
     WebView,
 )
 from refbench.tasks.card import CARD_FILE, Card, attribute_card, read_card
@@ -50,7 +52,7 @@ __all__ = ["CAPABILITIES", "SPLIT_WORDS", "TEST_ONLY", "FileHead", "Task", "spli
 
 #: The capability attributes of :class:`Task`, in the order ``refbench ls`` shows them.
 CAPABILITIES = ("folder", "documents", "web", "report", "export", "commands", "studies", "demo",
-                "coref", "listings")
+                "coref", "listings", "training")
 
 
 class Task:
@@ -86,6 +88,7 @@ class Task:
     demo: Demo | None = None
     coref: CorefGold | None = None
     listings: Listings | None = None
+    training: Training | None = None
 
     def __init__(self) -> None:
         path = self.home() / CARD_FILE

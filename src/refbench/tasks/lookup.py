@@ -60,7 +60,7 @@ def all_tasks() -> list[Task]:
 def tasks_with(capability: str) -> list[Task]:
     """The tasks that have ``capability`` (an attribute of :class:`Task`: ``folder``,
     ``documents``, ``web``, ``report``, ``export``, ``commands``, ``studies``, ``demo``,
-    ``coref``)."""
+    ``coref``, ``listings``, ``training``)."""
     if capability not in CAPABILITIES:
         raise ValueError(f"no capability {capability!r}")
     return [t for t in all_tasks() if getattr(t, capability) is not None]

@@ -13,8 +13,9 @@ from refbench.tasks.capabilities.folder import FolderFile, FolderRuns
 from refbench.tasks.capabilities.listings import Listings
 from refbench.tasks.capabilities.report import Report
 from refbench.tasks.capabilities.studies import Studies
+from refbench.tasks.capabilities.training import Training
 from refbench.tasks.capabilities.web import PLAIN, WebView
 
 __all__ = ["PLAIN", "CommandServices", "Commands", "CorefGold", "Demo", "Documents", "Enricher",
            "FolderFile", "FolderRuns", "HfExport", "Listings", "Report", "Studies", "TaskCore",
-           "WebView"]
+           "Training", "WebView"]

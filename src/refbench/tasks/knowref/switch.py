@@ -23,6 +23,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.io import atomic_write, format_name, load_json_list
+from refbench.tasks.capabilities import Training
 from refbench.tasks.knowref.read import TsvPair, parse_json_record, read_tsv_pairs
 
 
@@ -205,3 +206,16 @@ def same_format_output(src: Path, dst: Path, formats: tuple[str, ...]) -> str:
         raise RefbenchError(f"the output must be a {kind} file like the input (name it "
                             f"*{kind})", path=dst)
     return format_name(src)
+
+
+class KnowRefTraining(Training):
+    """``refbench train --augment``: every training instance and its switched copy."""
+
+    augmentation = "antecedent-switched copies"
+
+    def augmented_file(self, path: Path, *, work: Path) -> Path:
+        suffix = ".json" if format_name(path).endswith(".json") else ".tsv"
+        work.mkdir(parents=True, exist_ok=True)
+        dst = work / f"train.augmented{suffix}"
+        switch_file(path, dst, with_original=True)
+        return dst

@@ -11,6 +11,7 @@ from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands
+from refbench.tasks.knowref.switch import KnowRefTraining
 from refbench.tasks.knowref.web import KnowRefReport, KnowRefWebView
 
 
@@ -22,6 +23,7 @@ class KnowRefTask(Task):
     web = KnowRefWebView()
     report = KnowRefReport()
     commands = Commands("refbench.tasks.knowref.commands:commands")
+    training = KnowRefTraining()
 
     def sniff(self, head: FileHead) -> bool:
         if head.name.endswith(".tsv"):
