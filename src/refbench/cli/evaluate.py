@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,27 @@ from refbench.core.commands import (
     print_json,
     transactional,
 )
+from refbench.core.help_text import FilledCommand, FilledOption
+
+
+def _prediction_formats() -> str:
+    from refbench.cli.ls import listed
+
+    return listed("prediction-formats")
+
+
+def _fills() -> dict[str, Callable[[], str]]:
+    from refbench.cli.ls import task_list, task_summaries
+
+    return {"tasks": task_list, "task_summaries": task_summaries,
+            "prediction_formats": _prediction_formats, "folder_tasks": _folder_tasks}
+
+
+def _folder_tasks() -> str:
+    from refbench.cli.ls import tasks_having
+
+    return tasks_having("folder")
+
 
 EXAMPLE = (
     "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
@@ -28,10 +50,12 @@ EXAMPLE = (
 )
 
 
-@click.command(context_settings=CONTEXT, epilog=EXAMPLE)
-@click.option("--task", required=True,
-              help="kitmus, gap, knowref, winograd, altentities or tne (refbench ls tasks).")
-@click.option("--gold", type=DATA, required=True, help="Gold file, or a suite folder (KITMUS).")
+@click.command(cls=FilledCommand, fills=_fills(), context_settings=CONTEXT, epilog=EXAMPLE)
+@click.option("--task", required=True, cls=FilledOption, fills=_fills(),
+              help="{tasks} (refbench ls tasks; NAME.vN: that version only).")
+@click.option("--gold", type=DATA, required=True, cls=FilledOption, fills=_fills(),
+              help="Gold file, or a folder a task takes whole ({folder_tasks}: a KITMUS "
+                   "suite, a release folder).")
 @click.option("--pred", type=DATA, required=True, multiple=True,
               help="Prediction file or refbench run folder; more may follow (runs of one "
                    "system). In suite mode, one folder per system.")
@@ -56,7 +80,7 @@ EXAMPLE = (
               help="AltEntities: the text cut the predictions were made with.")
 @click.option("--plot", type=OUT_FILE, default=None,
               help="TNE: draw the preposition confusion heat-map (PNG).")
-@click.option("--ci", is_flag=True, help="Suite mode: show 95%% intervals in the table.")
+@click.option("--ci", is_flag=True, help="Suite mode: show 95% intervals in the table.")
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed gold instances (reported as a count and ids) instead of "
                    "stopping.")
@@ -69,14 +93,15 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
              bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
              input_type: str | None, max_words: int | None, plot: Path | None,
              ci: bool, skip_invalid: bool, allow_missing: bool) -> None:
-    """Score predictions of any registered task. Takes what refbench run writes (a run folder,
-    its predictions.jsonl, a whole suite run folder) and each task's own formats: KITMUS
-    clusters, GAP TSV or answers; GAP system TSV; KnowRef answers or clusters; WinoGrande
-    .lst; TNE predictions. KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices,
-    seeded 95% intervals and the random baseline; GAP: the official scorer plus accuracy; choice
-    tasks: accuracy with interval and slices; TNE: labeled/unlabeled P/R/F1. Missing
-    predictions count as wrong and are reported. A malformed gold instance stops with an error
-    naming it, unless --skip-invalid.
+    """Score predictions of any registered task: what refbench run writes (a run folder, its
+    predictions.jsonl, the run folder of a whole suite or release folder) or a task's own
+    prediction formats ({prediction_formats}: refbench ls prediction-formats). Choice tasks get
+    accuracy with its seeded 95% interval and slices; missing predictions count as wrong and are
+    reported. A malformed gold instance stops with an error naming it, unless --skip-invalid.
+
+    What each task scores (its card's summary; refbench ls tasks):
+
+    {task_summaries}
     """
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances

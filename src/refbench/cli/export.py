@@ -8,6 +8,16 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, DATA, OUT_DIR, print_json, transactional
+from refbench.core.help_text import FilledCommand, FilledOption
+
+
+def _folder_tasks() -> str:
+    from refbench.cli.ls import tasks_having
+
+    return tasks_having("folder")
+
+
+FILLS = {"folder_tasks": _folder_tasks}
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
@@ -18,7 +28,7 @@ def export() -> None:
     Hugging Face datasets loads."""
 
 
-@export.command("hf", context_settings=CONTEXT, epilog=(
+@export.command("hf", cls=FilledCommand, fills=FILLS, context_settings=CONTEXT, epilog=(
     "Examples: refbench export hf kitmus-suite --out hf/kitmus  |  refbench export hf "
     "../shared/data/knowref/knowref_test.json --out hf/knowref  |  refbench export hf "
     "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap  |  "
@@ -35,12 +45,11 @@ def export() -> None:
 @transactional
 def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
                   input_type: str | None, fmt: str, as_json: bool) -> None:
-    """Write a release folder a task takes whole (a KITMUS suite: one config per subtask,
-    <variant>_<n>ents; Winogender; WinoBias: one config per type and stereotype) or data files
-    of one task (one split each) in the layout Hugging Face datasets loads from a folder or a
-    Hub repo without a loading script: JSONL (or Parquet) data files and a README.md dataset
-    card (YAML header with configs, licence, categories and dataset_info; the datasheet as its
-    body).
+    """Write a folder a task takes whole ({folder_tasks}: one config per part, such as a
+    KITMUS suite's <variant>_<n>ents or WinoBias's type and stereotype) or data files of one
+    task (one split each) in the layout Hugging Face datasets loads from a folder or a Hub repo
+    without a loading script: JSONL (or Parquet) data files and a README.md dataset card (YAML
+    header with configs, licence, categories and dataset_info; the datasheet as its body).
     """
     from refbench.export.hf import export_hf
     from refbench.tasks.lookup import get_task
@@ -61,18 +70,20 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
     "refbench export lm-eval --data kitmus-suite --out lm-kitmus  "
     "(then: lm_eval --model hf --model_args ARGS --include_path lm-tasks --tasks "
     "refbench_wsc273)"))
-@click.option("--data", "data", type=DATA, required=True,
-              help="A data file (any format refbench reads) or a KITMUS suite folder.")
+@click.option("--data", "data", type=DATA, required=True, cls=FilledOption, fills=FILLS,
+              help="A data file (any format refbench reads) or a folder a task takes whole "
+                   "({folder_tasks}).")
 @click.option("--out", type=OUT_DIR, required=True, help="Task folder to write.")
 @click.option("--split", default="test", show_default=True,
-              help="Split of a KITMUS suite to export.")
+              help="Split of a folder (a KITMUS suite) to export.")
 @click.option("--json", "as_json", is_flag=True,
               help="Last line: {include_path, tasks, group, model_args}.")
 @transactional
 def export_lm_eval_cmd(data: Path, out: Path, split: str, as_json: bool) -> None:
-    """A task folder for `lm_eval --include_path DIR`: one YAML per task (per KITMUS subtask,
-    plus a group weighted by size), the data as local JSONL, utils.py and a README. Its `acc`
-    with `--model hf` equals `refbench run --model llm-loglik` on the same data."""
+    """A task folder for `lm_eval --include_path DIR`: one YAML per task (per data file of a
+    folder, such as a KITMUS subtask, plus a group weighted by size), the data as local JSONL,
+    utils.py and a README. Its `acc` with `--model hf` equals `refbench run --model
+    llm-loglik` on the same data."""
     from refbench.core.inputs import check_input_file
     from refbench.export.lm_eval import export_lm_eval
 

@@ -26,7 +26,7 @@ EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.te
 @click.option("--metric", default=None,
               help="The figure in the cells: KITMUS pronoun_accuracy (default), antecedent_f1, "
                    "...; other tasks: e.g. accuracy or f1 (default: each task's headline set).")
-@click.option("--ci", is_flag=True, help="Show 95%% intervals (and n where it varies).")
+@click.option("--ci", is_flag=True, help="Show 95% intervals (and n where it varies).")
 @click.option("--standalone", is_flag=True, help="LaTeX: a complete document, not a table.")
 @click.option("--plot", type=OUT_FILE, default=None,
               help="Also draw a PNG: KITMUS accuracy vs entities, or bars for other tasks.")

@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, OUT_ANY, PATH, print_json
+from refbench.core.help_text import FilledCommand, or_list
 from refbench.core.inputs import format_name
+
+
+def _study_types() -> str:
+    from refbench.studies.kinds import study_kinds
+
+    return or_list(study_kinds())
 
 
 class StudyTypes(click.Group):
@@ -71,7 +78,8 @@ def serve(study_file: Path, host: str, port: int, trusted_hosts: tuple[str, ...]
     run_server(study_file, host=host, port=port, trusted_hosts=trusted_hosts, on_ready=ready)
 
 
-@study.command(context_settings=CONTEXT, epilog=(
+@study.command(cls=FilledCommand, fills={"study_types": _study_types}, context_settings=CONTEXT,
+               epilog=(
     "Examples: refbench study export kitmus.sqlite --format csv --out answers.csv  |  "
     "refbench study export ae.sqlite --format native --out collected/"))
 @click.argument("study_file", type=PATH)
@@ -79,8 +87,8 @@ def serve(study_file: Path, host: str, port: int, trusted_hosts: tuple[str, ...]
 @click.option("--out", type=OUT_ANY, default=None,
               help="File (csv, json; default: stdout) or folder (native).")
 def export(study_file: Path, fmt: str, out: Path | None) -> None:
-    """Answers as item,annotator,label CSV, everything as JSON, or the task's own format
-    (KITMUS gold + answers JSONL, AltEntities JSON, TNE v1.1 JSONL) for refbench run."""
+    """Answers as item,annotator,label CSV, everything as JSON, or the data format of the
+    study's task (native: data files refbench run reads, from every study type: {study_types})."""
     from refbench.studies.export import export as do_export
 
     text, files = do_export(study_file, fmt, out)

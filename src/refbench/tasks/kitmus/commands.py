@@ -23,7 +23,29 @@ from refbench.core.commands import (
     print_json,
     split_list,
 )
+from refbench.core.help_text import FilledOption, or_list
 from refbench.tasks.capabilities import CommandServices
+
+
+def _formats() -> str:
+    from refbench.tasks.kitmus.registries import KITMUS_FORMATS
+
+    return ",".join(KITMUS_FORMATS.names())
+
+
+def _targets() -> str:
+    from refbench.tasks.kitmus.convert import TARGETS
+
+    return or_list(TARGETS)
+
+
+def _views() -> str:
+    from refbench.tasks.kitmus.instance import VIEWS
+
+    return ", ".join(VIEWS)
+
+
+FILLS = {"formats": _formats, "targets": _targets, "views": _views}
 
 
 @click.group(context_settings=CONTEXT, epilog="Example: refbench kitmus generate --out suite "
@@ -43,7 +65,8 @@ def kitmus() -> None:
 @click.option("--variants", help="Comma-separated variant names (see refbench ls variants).")
 @click.option("--entities", help="Subtasks, e.g. 2,3,4.")
 @click.option("--splits", help="train,validation,test")
-@click.option("--formats", help="conll,jsonlines,tsv,txt,jsonl (default: all).")
+@click.option("--formats", cls=FilledOption, fills=FILLS,
+              help="{formats} (default: all; refbench ls formats).")
 @click.option("--sizes", help="Instances per split: train=2000,validation=400,test=2000, or one "
                               "number for all.")
 @click.option("--seed", type=SEED, default=42, show_default=True,
@@ -278,9 +301,10 @@ CONVERT_EXAMPLE = ("Examples: refbench convert suite/background-both/subtask_2_e
 @click.command("convert", context_settings=CONTEXT, epilog=CONVERT_EXAMPLE)
 @click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
-@click.option("--to", default=None, help="conll, jsonlines, tsv or txt (default: from DST).")
-@click.option("--view", default="full-text", show_default=True,
-              help="For native input: full-text, task-text-only, knowledge-text-only.")
+@click.option("--to", default=None, cls=FilledOption, fills=FILLS,
+              help="{targets} (default: from DST).")
+@click.option("--view", default="full-text", show_default=True, cls=FilledOption, fills=FILLS,
+              help="For native input: {views}.")
 def convert_cmd(src: Path, dst: Path, to: str | None, view: str) -> None:
     """Convert SRC (.v4_gold_conll/.conll, .jsonlines or native .jsonl, optionally .gz) into DST:
     CoNLL-2012, e2e-coref jsonlines, GAP TSV (2 entities) or text. Converted gold scores 1.0
