@@ -163,7 +163,8 @@ def test_a_path_that_exists_wins_over_a_release_name(tmp_path: Path,
     ran = run_cli("run", "--model", "first", "--data", "wsc273", "--task", "winograd", "--out",
                   str(out), "--no-store", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    assert json.loads((out / "metrics.json").read_text())["data"] == "wsc273"
+    # the local file ran, recorded by its resolved path (a release would be under the data dir)
+    assert json.loads((out / "metrics.json").read_text())["data"] == str(local.resolve())
     typo = run_cli("run", "--model", "first", "--data", "wsc237", "--out", str(out) + "2",
                    "--no-store", cwd=tmp_path)
     assert typo.returncode == 2 and "did you mean wsc273?" in typo.stderr

@@ -124,9 +124,10 @@ def _shard(metrics: Callable[[dict[str, Any]], None] | None = None,
            preds: Callable[[list[str]], None] | None = None) -> Make:
     """Shard 1/1 of ``first`` on the support's Winograd file in {T}/s1, its files changed."""
     def make(case_dir: Path, support: Path) -> None:
+        from refbench.runs.record import RunSettings
         from refbench.runs.runner import run_model
 
-        run_model("first", support / "wsc.jsonl", case_dir / "s1", shard=(1, 1),
+        run_model(RunSettings("first", shard=(1, 1)), support / "wsc.jsonl", case_dir / "s1",
                   progress=False)
         if metrics is not None:
             path = case_dir / "s1" / "metrics.json"

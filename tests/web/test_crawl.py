@@ -2,8 +2,9 @@
 (or a redirect to a page that answers 200). On the fixture world always; on ``../shared/data``
 served whole, with runs of cheap baselines of every task, where ``../shared`` is present.
 
-Pages of one kind on one dataset (its instances, its later pages, its filters) are many
-thousands on the real releases; the crawl opens a few of each and every other page."""
+Pages of one kind on one dataset (its instances, its later pages, its filters, compare under
+each filter) are many thousands on the real releases; the crawl opens a few of each and every
+other page."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlparse
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 from werkzeug.exceptions import HTTPException
@@ -22,6 +23,8 @@ REAL = SHARED / "data"
 # Pages that exist once per instance, page of a listing or filter of a dataset: a few of each.
 PER_DATASET = {"browse.instance", "browse.by_id", "browse.np_fragment", "browse.evidence",
                "browse.jump", "demo.page"}
+# Query parameters that narrow a page to part of a dataset (a filter, a search, a later page).
+NARROWING = {"q", "after", "before", "mode", "slice", "value"}
 FEW = 3
 
 
@@ -43,9 +46,10 @@ def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
         except HTTPException:  # a link to no route is itself a failure
             failures.append((url, "no route"))
             return False
-        group = endpoint in PER_DATASET or (endpoint == "browse.dataset" and parsed.query)
-        if group:
-            slot = (endpoint, str(args.get("key", "")))
+        query = parse_qs(parsed.query)
+        narrowed = any(k.startswith("f.") or k in NARROWING for k in query)
+        if endpoint in PER_DATASET or narrowed:
+            slot = (endpoint, str(args.get("key") or query.get("data", [""])[0]))
             if quota[slot] >= FEW:
                 return False
             quota[slot] += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,16 +163,30 @@ def test_index_is_reused_and_rebuilt_when_the_data_changes(tmp_path: Path) -> No
     assert not list((tmp_path / "index").glob("*.tmp"))
 
 
-def test_a_failed_build_leaves_no_index(tmp_path: Path) -> None:
+def test_a_rejected_instance_is_a_problem_and_a_failed_build_leaves_no_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbench.core.errors import RefbenchError
+    from refbench.web.index import problems
+
     bad = tmp_path / "bad.jsonl"
     bad.write_text(FILES["winograd"].read_text() + '{"qID": "x", "sentence": "no blank"}\n')
-    ds = open_dataset(bad)
     folder = IndexFolder(tmp_path / "index")
-    from refbench.core.errors import RefbenchError
+    db = folder.connect(open_dataset(bad))
+    n, listed = problems(db)
+    assert count(db) == len(FILES["winograd"].read_text().splitlines())
+    assert n == 1 and "x" in listed[0][1] and listed[0][0] == str(bad)
+    db.close()
+    import refbench.web.index as index_module
 
-    with pytest.raises(RefbenchError):
-        folder.ensure(ds)
-    assert not list((tmp_path / "index").iterdir())
+    def fails(*args: object) -> Iterator[object]:  # a reader that gives up half-way
+        yield from file_records(*args)  # type: ignore[arg-type]
+        raise RefbenchError("unreadable", path=bad)
+
+    monkeypatch.setattr(index_module, "file_records", fails)
+    other = IndexFolder(tmp_path / "index2")
+    with pytest.raises(RefbenchError, match="unreadable"):
+        other.ensure(open_dataset(FILES["winograd"]))
+    assert not list((tmp_path / "index2").iterdir())
 
 
 def test_parallel_build_equals_serial(tmp_path: Path) -> None:

@@ -153,7 +153,7 @@ def instance(key: str, n: int) -> str:
     if ds.task.documents is None:
         context["answers"] = system_answers(payload, systems, outputs)
         context["twin"] = _twin(ds, item)
-    return render_template(view.instance_template, **context)
+    return render_template(view.template_for(payload), **context)
 
 
 def _place(lister: Lister, n: int, total: int) -> dict[str, int] | None:

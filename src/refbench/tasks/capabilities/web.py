@@ -56,11 +56,17 @@ class WebView:
         return "choice"
 
     def records(self, task: TaskCore, path: Path, kind: str) -> Iterator[Record | Problem]:
-        """The index records of one data file; default: one per choice instance."""
+        """The index records of one data file; default: one per choice instance, and a
+        :class:`Problem` per instance its reader rejects (the page lists them; a file that
+        cannot be read at all still raises)."""
+        from refbench.core.invalid import InvalidInstances
         from refbench.tasks.index_records import choice_record
 
-        for inst in task.read_choices(path):
+        rejected = InvalidInstances()
+        for inst in task.read_choices(path, on_invalid=rejected):
             yield choice_record(inst, self.facet_values(inst))
+        for item in rejected.skipped:
+            yield Problem(f"{item['where'] or path}: {item['id']}: {item['reason']}")
 
     def context(self, payload: dict[str, Any], *, args: Mapping[str, str],
                 outputs: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
@@ -70,6 +76,11 @@ class WebView:
         from refbench.tasks.page import choice_view
 
         return {"v": choice_view(payload)}
+
+    def template_for(self, payload: dict[str, Any]) -> str:
+        """The instance page's template for one record (a task whose files come in several
+        forms may show some with the shared choice page); default ``instance_template``."""
+        return self.instance_template
 
     def match_key(self, iid: str) -> str:
         """The id a prediction is matched to an indexed instance on (KITMUS ids lose their

@@ -25,7 +25,7 @@ class GapTask(Task):
     listings = Listings(metrics="refbench.tasks.gap.registries:METRICS")
 
     def sniff(self, head: FileHead) -> bool:
-        return head.name.endswith(".tsv") and "Pronoun" in head.tsv_columns()
+        return head.name.endswith(".tsv") and {"Text", "Pronoun"} <= set(head.tsv_columns())
 
     def read_choices(self, path: Path, *, options: dict[str, Any] | None = None,
                      on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:

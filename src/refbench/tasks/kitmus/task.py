@@ -48,7 +48,7 @@ class KitmusTask(Task):
         if head.name.endswith((*_CONLL, ".jsonlines")):
             return True
         if head.name.endswith(".tsv"):
-            return "Pronoun" in head.tsv_columns() and "kitmus/" in head.second
+            return {"Text", "Pronoun"} <= set(head.tsv_columns()) and "kitmus/" in head.second
         if head.name.endswith(".jsonl"):
             return "entities" in head.json and "sentences" in head.json
         return False

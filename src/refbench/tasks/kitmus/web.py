@@ -230,8 +230,15 @@ class KitmusWebView(WebView):
 
         return instance_key(iid)
 
+    def template_for(self, payload: dict[str, Any]) -> str:
+        """A suite's native or CoNLL record has the KITMUS page; a GAP-format TSV or an e2e
+        .jsonlines file gives choice records, shown with the shared choice page."""
+        return self.instance_template if "sentences" in payload else "instance_choice.html"
+
     def context(self, payload: dict[str, Any], *, args: Mapping[str, str],
                 outputs: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
         from refbench.tasks.kitmus.page import kitmus_view
 
+        if "sentences" not in payload:
+            return super().context(payload, args=args, outputs=outputs)
         return {"v": kitmus_view(payload)}
