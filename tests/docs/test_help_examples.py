@@ -9,7 +9,11 @@ They run in process (Click's runner, as the console entry point runs them: one e
 exit code 2 for bad input) in a fresh folder beside ``shared``, a link to ``../shared``, so
 ``../shared/data/...`` resolves as it does beside a checkout; HOME, the results store
 (``REFBENCH_STORE``) and the data folder (``REFBENCH_DATA_DIR``) are in that folder too, so
-an example writes nowhere else (the test checks that ``../shared/data`` is unchanged). A
+an example writes nowhere else (the test checks that ``../shared/data`` is unchanged). The data
+folder holds a link to each folder of ``../shared/data`` (laid out as ``refbench data get``
+fills it): that stands in for the network, so ``data get NAME`` checks and keeps the files and
+``--data NAME`` resolves. A comment that does not start with ``needs:`` is a note for the
+reader (often which earlier example made a file); the example runs. A
 shell's glob and ``~`` expansion are done as a shell does them. An example that says
 ``# needs: WHAT`` (a browser, the network, a GPU, a model trained for hours) is not run: the
 test lists them. The first example that does not exit 0 fails the test, named with its
@@ -95,6 +99,16 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if p.is_file()}
 
 
+def seed_data_folder(folder: Path) -> None:
+    """The data folder as ``refbench data get`` leaves it: ../shared/data has the layout of
+    the reference copy of the releases, so a link to each of its folders stands in for the
+    network (``data get`` then checks the files and keeps them; ``--data winobias`` resolves)."""
+    folder.mkdir()
+    for entry in sorted((SHARED / "data").iterdir()):
+        if entry.is_dir():
+            (folder / entry.name).symlink_to(entry.resolve(), target_is_directory=True)
+
+
 @pytest.fixture()
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh folder beside ``shared`` (../shared), with HOME, the store and the data folder
@@ -104,6 +118,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home.mkdir()
     if SHARED.is_dir():
         (tmp_path / "shared").symlink_to(SHARED.resolve(), target_is_directory=True)
+        seed_data_folder(tmp_path / "data")
     monkeypatch.chdir(work)
     for name, value in {"HOME": home, "XDG_DATA_HOME": home / ".local" / "share",
                         "REFBENCH_STORE": tmp_path / "store" / "results.sqlite",

@@ -17,7 +17,7 @@ from refbench.core.commands import (
     print_json,
     transactional,
 )
-from refbench.core.help_text import FilledCommand, FilledOption
+from refbench.core.help_text import FilledCommand, FilledOption, examples
 
 
 def _prediction_formats() -> str:
@@ -27,26 +27,33 @@ def _prediction_formats() -> str:
 
 
 def _fills() -> dict[str, Callable[[], str]]:
-    from refbench.cli.ls import task_list, task_summaries
+    from refbench.cli.ls import folder_tasks, task_list, task_summaries
 
     return {"tasks": task_list, "task_summaries": task_summaries,
-            "prediction_formats": _prediction_formats, "folder_tasks": _folder_tasks}
-
-
-def _folder_tasks() -> str:
-    from refbench.cli.ls import tasks_having
-
-    return tasks_having("folder")
+            "prediction_formats": _prediction_formats, "folder_tasks": folder_tasks}
 
 
 EXAMPLE = (
-    "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
-    "refbench evaluate --task kitmus --gold test.v4_gold_conll --pred c2f.jsonlines  |  "
-    "refbench evaluate --task kitmus --gold test.jsonl --pred run1.jsonl run2.jsonl --json  |  "
-    "refbench evaluate --task kitmus --gold kitmus-suite --pred preds/c2f preds/grep "
-    "--system C2F --system GREP  |  "
-    "refbench evaluate --task gap --gold gap-test.tsv --pred runs/gap --out gap.json  |  "
-    "refbench evaluate --task winograd --gold wsc273.jsonl --pred predictions.lst"
+    examples(
+        "refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km --out "
+        "suite-results.json  # runs/km: refbench run --help",
+        "refbench evaluate --task kitmus --gold "
+        "../shared/data/kitmus-official/released/background-train/subtask_2_ents/"
+        "full-text/test.v4_gold_conll.gz "
+        "--pred "
+        "../shared/data/kitmus-official/predictions/"
+        "c2f-run1.background-train.subtask_2_ents.test.jsonlines.gz",
+        "refbench run --model first --data kitmus-suite --out runs/first",
+        "refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km runs/first --system "
+        "KNOWLEDGE-MATCH --system FIRST --ci",
+        "refbench run --model first --data ../shared/data/gap/gap-test.tsv --out "
+        "runs/gap",
+        "refbench evaluate --task gap --gold ../shared/data/gap/gap-test.tsv --pred "
+        "runs/gap --out gap.json",
+        "refbench run --model first --data ../shared/data/winograd/wsc273.jsonl --out "
+        "runs/wsc",
+        "refbench evaluate --task winograd --gold ../shared/data/winograd/wsc273.jsonl "
+        "--pred runs/wsc --json")
 )
 
 

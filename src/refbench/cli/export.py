@@ -7,33 +7,32 @@ from pathlib import Path
 
 import click
 
+from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import CONTEXT, DATA, OUT_DIR, print_json, transactional
-from refbench.core.help_text import FilledCommand, FilledOption
-
-
-def _folder_tasks() -> str:
-    from refbench.cli.ls import tasks_having
-
-    return tasks_having("folder")
-
-
-FILLS = {"folder_tasks": _folder_tasks}
+from refbench.core.help_text import FilledCommand, FilledOption, examples
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
-    "Examples: refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out lm-tasks"
-    "  |  refbench export hf kitmus-suite --out hf/kitmus"))
+    examples(
+        "refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out "
+        "lm-tasks --json",
+        "refbench export hf kitmus-suite --out hf/kitmus  # kitmus-suite: refbench "
+        "kitmus generate")))
 def export() -> None:
     """Export data to other tools: task folders for lm-evaluation-harness, folders that
     Hugging Face datasets loads."""
 
 
-@export.command("hf", cls=FilledCommand, fills=FILLS, context_settings=CONTEXT, epilog=(
-    "Examples: refbench export hf kitmus-suite --out hf/kitmus  |  refbench export hf "
-    "../shared/data/knowref/knowref_test.json --out hf/knowref  |  refbench export hf "
-    "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap  |  "
-    "refbench export hf ../shared/data/winobias --out hf/winobias --format parquet. "
-    "Then: datasets.load_dataset('hf/kitmus', 'background-pretrain_4ents', split='test')"))
+@export.command("hf", cls=FilledCommand, fills=FOLDER_FILLS, context_settings=CONTEXT, epilog=(
+    examples(
+        "refbench export hf kitmus-suite --out hf/kitmus  # kitmus-suite: refbench "
+        "kitmus generate",
+        "refbench export hf ../shared/data/knowref/knowref_test.json --out hf/knowref",
+        "refbench export hf ../shared/data/gap/gap-development.tsv "
+        "../shared/data/gap/gap-test.tsv --out hf/gap",
+        "refbench export hf ../shared/data/winobias --out hf/winobias --format parquet  "
+        "# then, in Python: datasets.load_dataset('hf/kitmus', "
+        "'background-pretrain_4ents', split='test')")))
 @click.argument("inputs", type=DATA, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the dataset (and its card).")
 @click.option("--task", default=None, help="Task of the files (inferred when omitted).")
@@ -66,11 +65,13 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
 
 
 @export.command("lm-eval", context_settings=CONTEXT, epilog=(
-    "Examples: refbench export lm-eval --data wsc273.jsonl --out lm-tasks --json  |  "
-    "refbench export lm-eval --data kitmus-suite --out lm-kitmus  "
-    "(then: lm_eval --model hf --model_args ARGS --include_path lm-tasks --tasks "
-    "refbench_wsc273)"))
-@click.option("--data", "data", type=DATA, required=True, cls=FilledOption, fills=FILLS,
+    examples(
+        "refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out "
+        "lm-tasks --json",
+        "refbench export lm-eval --data kitmus-suite --out lm-kitmus  # then: lm_eval "
+        "--model hf --model_args pretrained=PATH --include_path lm-tasks --tasks "
+        "refbench_wsc273 --log_samples --output_path out")))
+@click.option("--data", "data", type=DATA, required=True, cls=FilledOption, fills=FOLDER_FILLS,
               help="A data file (any format refbench reads) or a folder a task takes whole "
                    "({folder_tasks}).")
 @click.option("--out", type=OUT_DIR, required=True, help="Task folder to write.")

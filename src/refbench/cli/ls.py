@@ -66,6 +66,15 @@ def tasks_having(capability: str) -> str:
     return or_list([t.name for t in tasks_with(capability)])
 
 
+def folder_tasks() -> str:
+    """The tasks that take a folder whole (a KITMUS suite, a release folder)."""
+    return tasks_having("folder")
+
+
+#: The ``{folder_tasks}`` of a help text (:class:`~refbench.core.help_text.FilledOption`).
+FOLDER_FILLS = {"folder_tasks": folder_tasks}
+
+
 def task_summaries() -> str:
     """One line per registered task, its name and its card's summary, as a paragraph Click
     prints as written."""

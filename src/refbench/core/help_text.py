@@ -171,7 +171,7 @@ class FilledOption(click.Option):
         self.fills = dict(fills)
         super().__init__(*args, **kwargs)
 
-    @property  # type: ignore[override]
+    @property
     def help(self) -> str | None:
         return _filled(self._template, self.fills)
 
@@ -187,7 +187,7 @@ class FilledCommand(click.Command):
         self.fills = dict(fills)
         super().__init__(*args, **kwargs)
 
-    @property  # type: ignore[override]
+    @property
     def help(self) -> str | None:
         return _filled(self._template, self.fills)
 
