@@ -106,10 +106,10 @@ def export(study_file: Path, fmt: str, out: Path | None) -> None:
 
 @study.command(context_settings=CONTEXT, epilog=(
     examples(
-        "refbench study agreement kitmus.sqlite  # needs: answers (refbench study "
-        "serve)",
-        "refbench study agreement answers.csv --json  # needs: answers (refbench study "
-        "export)")))
+        "refbench study agreement kitmus.sqlite  # each annotator's progress; the agreement "
+        "once answers come in (refbench study serve)",
+        "refbench study agreement answers.csv --json  # needs: answers exported with "
+        "refbench study export --format csv")))
 @click.argument("source", type=PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def agreement(source: Path, as_json: bool) -> None:

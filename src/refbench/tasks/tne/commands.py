@@ -190,11 +190,11 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
 @tne.command(context_settings=CONTEXT, epilog=(
     examples(
         "refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
-        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne-look --limit 8 "
-        "--dev-limit 4 --max-steps 2 --threads 1  # a first look",
+        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne-look --limit 4 --dev-limit 2 "
+        "--epochs 2 --max-steps 4 --threads 1  # a first look: stops after 4 steps",
         "refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
-        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne-look --limit 8 "
-        "--dev-limit 4 --max-steps 4 --threads 1 --resume  # two steps more",
+        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne-look --limit 4 --dev-limit 2 "
+        "--epochs 2 --threads 1 --resume  # the rest: a (toy) model in models/tne-look",
         'refbench tne enrich --model models/tne-look "The roof of the house in the town fell."',
         "refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
         "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne --epochs 4 --threads 1  "
