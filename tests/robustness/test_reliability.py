@@ -269,13 +269,13 @@ def test_an_export_replaces_an_earlier_one_whole(tmp_path: Path) -> None:
 
 DIE_AFTER_METRICS = """
 import os, signal
-import refbench.runs.runner as runner
-real = runner.write_text_atomic
+import refbench.runs.record as record
+real = record.write_text_atomic
 def write_then_die(path, text):
     real(path, text)
     if str(path).endswith("metrics.json"):
         os.kill(os.getpid(), signal.SIGKILL)
-runner.write_text_atomic = write_then_die
+record.write_text_atomic = write_then_die
 """
 
 DIE_WHEN_RECORDING = """
@@ -288,6 +288,7 @@ store.Store.add_run = die
 
 
 def _shards(tmp_path: Path) -> list[str]:
+    from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
 
     data = tmp_path / "w.jsonl"
@@ -297,7 +298,7 @@ def _shards(tmp_path: Path) -> list[str]:
                                  "helped.", "option1": "Ann", "option2": "Bo",
                                  "answer": str(1 + i % 2)}) + "\n")
     for i in (1, 2):
-        run_model("first", data, tmp_path / f"s{i}", shard=(i, 2), progress=False)
+        run_model(RunSettings("first", shard=(i, 2)), data, tmp_path / f"s{i}", progress=False)
     return [str(tmp_path / "s1"), str(tmp_path / "s2")]
 
 
@@ -327,7 +328,7 @@ def test_merge_killed_while_recording_leaves_no_complete_looking_folder(
 
 def test_a_run_the_store_refuses_keeps_its_metrics_and_one_it_cannot_write_has_no_row(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from refbench.runs import runner
+    from refbench.runs import record, runner
     from refbench.runs.store import Store, StoreError
 
     store = Store(tmp_path / "s.sqlite")
@@ -341,14 +342,14 @@ def test_a_run_the_store_refuses_keeps_its_metrics_and_one_it_cannot_write_has_n
     assert (tmp_path / "a" / "metrics.json").is_file()
     monkeypatch.undo()
 
-    real = runner.write_text_atomic
+    real = record.write_text_atomic
 
     def full(path: Any, text: str) -> None:
         if str(path).endswith("metrics.json"):
             raise OutputError("cannot write here (no space left on device)", path=path)
         real(path, text)
 
-    monkeypatch.setattr(runner, "write_text_atomic", full)
+    monkeypatch.setattr(record, "write_text_atomic", full)
     with pytest.raises(OutputError):
         runner.run_model("first", WSC, tmp_path / "b", store=store, progress=False)
     assert store.runs() == []  # the row recorded first was removed again
@@ -413,6 +414,46 @@ def test_pool_results_in_order_and_errors_as_raised() -> None:
     finally:
         pool.close()
     assert all(w.process.exitcode == 0 for w in pool._workers)
+
+
+class _TwoArguments(Exception):
+    """An exception the pipe cannot carry back as it is (its constructor takes two arguments
+    and passes one on)."""
+
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__(f"{a} and {b}")
+
+
+def _raise_two(x: int) -> int:
+    raise _TwoArguments("first", "second")
+
+
+@pytest.mark.skipif(not LINUX, reason="fork")
+def test_a_worker_error_that_cannot_be_unpickled_keeps_its_message() -> None:
+    """Plain pickle cannot rebuild it (a RuntimeError with its type and message comes back);
+    where tblib's pickling is installed (Dask's distributed does), it comes back as itself."""
+    pool = WorkerPool(1)
+    try:
+        with pytest.raises(Exception, match="first and second") as info:
+            list(pool.imap(_raise_two, [1]))
+        assert isinstance(info.value, RuntimeError | _TwoArguments)
+        assert "missing 1 required positional argument" not in str(info.value)
+        assert pool.apply_async(max, (1, 5)).get() == 5  # the pool goes on
+    finally:
+        pool.close()
+
+
+@pytest.mark.skipif(not LINUX, reason="fork and /proc")
+def test_a_task_given_to_a_worker_that_died_idle_is_an_error() -> None:
+    pool = WorkerPool(1)
+    try:
+        worker = pool._workers[0]
+        os.kill(worker.process.pid or 0, signal.SIGKILL)
+        worker.process.join(30)
+        with pytest.raises(WorkerDied):
+            _stops(lambda: pool.apply_async(max, (1, 5)).get())
+    finally:
+        _stops(pool.terminate)
 
 
 INTERRUPT_AS_THE_POOL_IS_BUILT = """

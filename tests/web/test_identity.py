@@ -192,6 +192,28 @@ def test_documents_runs_stay_off_unlabelled_data_and_counts_add_up(tmp_path: Pat
     assert "<strong>2</strong> of 2 runs" in home
 
 
+def test_an_unreadable_prediction_file_is_listed_not_dropped(tmp_path: Path) -> None:
+    """A TNE prediction file whose documents cannot be read is attached nowhere, and the home
+    page says which file and why (review of issue 31: it vanished without a word)."""
+    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
+    from refbench.tasks.tne.predictions import write_predictions
+    from refbench.tasks.tne.read import read_tne
+
+    labelled = FIX / "tne" / "docs.jsonl"
+    docs = list(read_tne(labelled))
+    preds = tmp_path / "preds"
+    write_predictions(docs, [with_oracle_prepositions(d, BASELINES["surface"](d, 0))
+                             for d in docs], preds / "good.jsonl")
+    text = (preds / "good.jsonl").read_text()
+    (preds / "cut.jsonl").write_text(text[:len(text) - 20])  # a truncated last line
+    app = app_for([labelled], tmp_path / "s.sqlite", tmp_path, runs=[preds])
+    cat = app.config["CATALOG"]
+    ds = next(iter(cat.datasets.values()))
+    assert [s.label for s in cat.systems(ds)] == ["good"]
+    home = app.test_client().get("/").get_data(as_text=True)
+    assert "cut.jsonl" in home and "not attached to any dataset" in home
+
+
 def test_bias_benchmarks_are_first_class(tmp_path: Path) -> None:
     """Finding 7: named leaderboard columns with Diff, no raw path as a header, the dataset page
     opening on the split that has runs, fractions, and intervals in report --ci."""

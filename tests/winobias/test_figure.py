@@ -104,3 +104,20 @@ def test_report_plot_draws_the_panels(first: dict[str, Any], tmp_path: Path,
         assert want in texts, want
     title = next(t for t in texts if t.startswith("WinoBias"))
     assert "Diff = |Pro" in title and "Wilson" in title and "Newcombe" in title
+
+
+def test_a_report_of_several_tasks_draws_every_result(first: dict[str, Any], tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A WinoBias result beside another task's: the shared bars of every result, never the
+    WinoBias figure alone (which would leave the other task out without a word)."""
+    import refbench.report.plots as plots
+    from refbench.report.reporting import draw_plot
+    from refbench.tasks.winobias import figure
+
+    drawn: list[list[str]] = []
+    monkeypatch.setattr(plots, "plot_results",
+                        lambda results, out, **kw: drawn.append([r["task"] for r in results]))
+    monkeypatch.setattr(figure, "save_figure", lambda *a, **kw: drawn.append(["winobias only"]))
+    other = dict(first, task="winograd", system="first")
+    draw_plot([first, other], tmp_path / "mixed.png")
+    assert drawn == [["winobias", "winograd"]]

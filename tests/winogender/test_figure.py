@@ -70,3 +70,18 @@ def test_report_plot_is_the_group_figure(first: dict[str, Any], tmp_path: Path,
                  "random"):
         assert want in texts, want
     assert not any("% women" in t for t in texts)  # not the occupation figure
+
+
+def test_one_system_twice_is_two_series(first: dict[str, Any]) -> None:
+    """Two results of one system (another data file, or the same twice) are two bars each,
+    never one overwriting the other (review of issue 31)."""
+    from refbench.tasks.winogender.figure import group_bars, series_names
+
+    other = dict(first, data="/elsewhere/subset.tsv")
+    names = series_names([first, other, dict(first)])
+    assert len(set(names)) == 3 and names[1] == "first (subset.tsv)"
+    assert names[0].startswith("first (") and names[0].endswith("#1")
+    bars, _ = group_bars(list(zip(names, [first, other, first], strict=True)))
+    male = [k for k in bars if k[:2] == ("By pronoun gender", "male")]
+    assert len(male) == 3
+    assert series_names([first, dict(first, system="random")]) == ["first", "random"]

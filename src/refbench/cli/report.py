@@ -34,7 +34,9 @@ EXAMPLE = (examples(
 @click.option("--ci", is_flag=True, help="Show 95% intervals (and n where it varies).")
 @click.option("--standalone", is_flag=True, help="LaTeX: a complete document, not a table.")
 @click.option("--plot", type=OUT_FILE, default=None,
-              help="Also draw a PNG: KITMUS accuracy vs entities, or bars for other tasks.")
+              help="Also draw a PNG: a task's own figure when all results are of one task "
+                   "(KITMUS: accuracy vs entities; WinoBias: Pro/Anti/Diff), else bars of "
+                   "every result.")
 @click.option("--out", type=OUT_FILE, default=None,
               help="Write the table here instead of stdout.")
 @transactional

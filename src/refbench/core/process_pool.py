@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -76,7 +77,7 @@ def _serve(conn: connection.Connection, parent: int,
         try:
             answer: tuple[bool, Any] = (True, fn(*args))
         except BaseException as exc:
-            answer = (False, exc)
+            answer = (False, _portable(exc))
         try:
             conn.send(answer)
         except (EOFError, OSError):
@@ -85,6 +86,17 @@ def _serve(conn: connection.Connection, parent: int,
             with contextlib.suppress(EOFError, OSError):
                 conn.send((False, RuntimeError(f"a worker's answer could not be sent back: "
                                                f"{type(exc).__name__}: {exc}")))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives the pipe (an exception whose constructor takes other arguments
+    than it passes to ``Exception.__init__`` fails to unpickle in the parent, which would
+    raise a misleading TypeError there), else a RuntimeError carrying its type and message."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
 
 
 class WorkerDied(RuntimeError):
@@ -157,7 +169,10 @@ class WorkerPool:
             worker = self._idle.popleft()
             task_id, fn, args = self._todo.popleft()
             self._busy[worker.conn] = (worker, task_id)
-            worker.conn.send((fn, args))
+            try:
+                worker.conn.send((fn, args))
+            except (EOFError, OSError):  # it died while idle (BrokenPipeError)
+                raise self._died(worker) from None
 
     def _wait(self) -> None:
         """Block until a busy worker answers; a worker that ends instead is an error."""

@@ -6,6 +6,7 @@ its tables itself; :mod:`refbench.report.render` turns them into Markdown, LaTeX
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,9 +30,11 @@ def metric_label(metric: str) -> str:
 
 
 def interval_of(ci95: Any, metric: str) -> tuple[float, float] | None:
-    """The ``[low, high]`` interval of ``metric`` in a result's ``ci95`` (None if absent or NaN)."""
-    if isinstance(ci95, dict) and isinstance(ci95.get(metric), list | tuple):
-        lo, hi = ci95[metric]
-        if lo == lo and hi == hi:  # not NaN
-            return float(lo), float(hi)
+    """The ``[low, high]`` interval of ``metric`` in a result's ``ci95``; None if absent or not
+    two finite numbers (an undefined interval is written ``[null, null]``, or NaN by old runs)."""
+    got = ci95.get(metric) if isinstance(ci95, dict) else None
+    if isinstance(got, list | tuple) and len(got) == 2 \
+            and all(isinstance(x, int | float) and not isinstance(x, bool)
+                    and math.isfinite(x) for x in got):
+        return float(got[0]), float(got[1])
     return None

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+from refbench.core.table import interval_of
+
 Z95 = 1.959963984540054
 
 Interval = tuple[float, float]
@@ -76,11 +78,7 @@ def recorded_interval(result: dict[str, object], key: str) -> Interval | None:
     methods = result.get("ci95_methods")
     if isinstance(methods, dict) and methods.get(key) in CLOSED_FORM:
         return None
-    ci95 = result.get("ci95")
-    got = ci95.get(key) if isinstance(ci95, dict) else None
-    if isinstance(got, list | tuple) and len(got) == 2 and got[0] == got[0] and got[1] == got[1]:
-        return float(got[0]), float(got[1])
-    return None
+    return interval_of(result.get("ci95"), key)
 
 
 def absolute(interval: Interval) -> Interval:

@@ -97,9 +97,11 @@ def export_hf(argument: str | None, out: Path, *, overwrite: bool = False) -> di
     torch.manual_seed(0)
     fresh = AutoModelForCausalLM.from_config(config, torch_dtype=torch.float32)
     missing, unexpected = fresh.load_state_dict(model.state_dict(), strict=False)
-    # tied output embeddings are absent from a state dict that ties them; anything else is not
-    tied = set(getattr(fresh, "_tied_weights_keys", None) or [])
-    if unexpected or any(k not in tied and "lm_head" not in k for k in missing):
+    # tied output embeddings are absent from a state dict that ties them (only where the
+    # config ties them: an untied model missing its output layer would be saved random)
+    tied = set(getattr(fresh, "_tied_weights_keys", None) or []) \
+        if getattr(config, "tie_word_embeddings", False) else set()
+    if unexpected or any(k not in tied for k in missing):
         raise RefbenchError(f"the loaded weights do not fit their own config (missing "
                             f"{missing[:3]}, unexpected {unexpected[:3]})",
                             path=argument or where.folder)

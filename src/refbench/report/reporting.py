@@ -55,14 +55,15 @@ def build_tables(results: Sequence[dict[str, Any]], *, fmt: str = "md",
 
 def draw_plot(results: Sequence[dict[str, Any]], out: str | Path, *,
               metric: str | None = None) -> None:
-    """The figure of the first task (in result order) that draws its own (KITMUS: accuracy
-    against entities per variant), else grouped bars of every result."""
+    """A task's own figure when every result is of that one task (KITMUS: accuracy against
+    entities per variant; WinoBias: Pro / Anti / Diff per type), else grouped bars of every
+    result: a figure of one task never leaves the other tasks' results out."""
     from refbench.report.plots import plot_results
 
-    for name in dict.fromkeys(str(r.get("task")) for r in results):
-        task = find_task(name)
-        mine = [r for r in results if r.get("task") == name]
+    names = set(str(r.get("task")) for r in results)
+    if len(names) == 1:
+        task = find_task(names.pop())
         if task is not None and task.report is not None \
-                and task.report.plot(mine, Path(out), metric=metric):
+                and task.report.plot(list(results), Path(out), metric=metric):
             return
     plot_results(results, out, metric=metric)

@@ -93,7 +93,7 @@ def check_shard_metrics(folder: Path, m: dict[str, Any]) -> None:
     start = shard.integer("start", min=0, max=total, exact=True)
     shard.integer("stop", min=start, max=total, exact=True)
     for key in ("n_cached", "uncached_batches"):
-        rec.integer(key, None, min=0, exact=True)
+        rec.integer(key, 0, min=0, exact=True)  # absent: 0; null or a fraction: an error
     prov = rec.record("provenance", None)
     if prov is not None:
         prov.record("model_config", None)

@@ -53,6 +53,8 @@ class Catalog:
         self.run_problems: list[tuple[str, str]] = []
         self._gold: dict[str, bool] = {}  # documents datasets: whether they hold gold
         self._ids: dict[tuple[Path, int, int], frozenset[str]] = {}  # documents files' ids
+        #: prediction files whose document ids cannot be read: attached nowhere, listed here
+        self.prediction_problems: dict[str, str] = {}
         for run in self.runs():
             self._add_run_dataset(run)
 
@@ -118,8 +120,8 @@ class Catalog:
                                self._document_ids(ds, run.predictions)))
 
     def _document_ids(self, ds: Dataset, path: Path) -> frozenset[str]:
-        """A documents file's ids (none when it cannot be read), cached on its size and
-        modification time."""
+        """A documents file's ids (none when it cannot be read: the home page lists it with
+        why), cached on its size and modification time."""
         assert ds.task.documents is not None
         try:
             st = path.stat()
@@ -129,8 +131,10 @@ class Catalog:
         if key not in self._ids:
             try:
                 self._ids[key] = ds.task.documents.document_ids(path)
-            except RefbenchError:
+            except RefbenchError as exc:
                 self._ids[key] = frozenset()
+                self.prediction_problems[str(path)] = \
+                    f"not attached to any dataset: its documents cannot be read ({exc})"
         return self._ids[key]
 
     def _has_gold(self, ds: Dataset) -> bool:

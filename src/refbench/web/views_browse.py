@@ -46,7 +46,8 @@ def home() -> str:
                            run_filter=wanted,
                            shown=len({r.rid for g in groups for s in g.systems
                                       for r in s.runs}),
-                           skipped=cat.skipped + cat.run_problems,
+                           skipped=cat.skipped + cat.run_problems
+                           + sorted(cat.prediction_problems.items()),
                            store=cat.config.store)
 
 

@@ -65,7 +65,8 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
     gender, and on the occupation answers, not gotcha (the pronoun's gender is the
     occupation's majority gender) against gotcha, and Diff = |not gotcha - gotcha|.
     Intervals: the result's own (``ci95`` keys ``accuracy_male``, ``gotcha_accuracy``,
-    ``not_gotcha_accuracy``, ``gotcha_diff``), else Wilson's (Newcombe's for Diff)."""
+    ``not_gotcha_accuracy``), else Wilson's; Diff always Newcombe's (no result records one).
+    System names must be unique (:func:`series_names`): a repeated one would overwrite a bar."""
     from refbench.metrics.intervals import absolute, count_of, newcombe, recorded_interval, wilson
 
     bars: dict[tuple[str, str, str], Bar] = {}
@@ -89,14 +90,30 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
                     recorded_interval(r, f"{key}_accuracy"))
         pro, anti = gotcha.get("not_gotcha") or {}, gotcha.get("gotcha") or {}
         if pro.get("n") and anti.get("n") and None not in (pro["accuracy"], anti["accuracy"]):
-            ci = recorded_interval(r, "gotcha_diff")
-            methods.add("recorded" if ci else "Wilson")
-            if ci is None:
-                signed = newcombe(count_of(pro["accuracy"], pro["n"]), pro["n"],
-                                  count_of(anti["accuracy"], anti["n"]), anti["n"])
-                ci = absolute(signed) if signed else None
+            methods.add("Wilson")
+            signed = newcombe(count_of(pro["accuracy"], pro["n"]), pro["n"],
+                              count_of(anti["accuracy"], anti["n"]), anti["n"])
+            ci = absolute(signed) if signed else None
             bars[(GOTCHA_PANEL, "Diff", system)] = (abs(pro["accuracy"] - anti["accuracy"]), ci)
     return bars, methods
+
+
+def series_names(results: Sequence[dict[str, Any]]) -> list[str]:
+    """One label per result: its system, and where a system comes more than once, its data
+    file's name too (and a number if that is not enough), so no result hides another."""
+    from collections import Counter
+
+    base = [str(r.get("system") or r.get("model") or f"system {k + 1}")
+            for k, r in enumerate(results)]
+    counts = Counter(base)
+    names = [f"{b} ({Path(str(r.get('data') or '-')).name})" if counts[b] > 1 else b
+             for b, r in zip(base, results, strict=True)]
+    repeated, seen = Counter(names), Counter[str]()
+    unique = []
+    for name in names:
+        seen[name] += 1
+        unique.append(name if repeated[name] == 1 else f"{name} #{seen[name]}")
+    return unique
 
 
 def plot_groups(results: Sequence[tuple[str, dict[str, Any]]], out: str | Path) -> None:

@@ -88,10 +88,10 @@ class WinogenderReport(Report):
              metric: str | None = None) -> bool:
         """Accuracy by pronoun gender and on gotcha sentences, with 95% intervals (the
         occupation correlation figure is ``refbench winogender plot``)."""
-        from refbench.tasks.winogender.figure import plot_groups
+        from refbench.tasks.winogender.figure import plot_groups, series_names
 
-        drawn = [(str(r.get("system") or r.get("model") or f"system {k + 1}"), r)
-                 for k, r in enumerate(results) if isinstance(r.get("winogender"), dict)]
+        mine = [r for r in results if isinstance(r.get("winogender"), dict)]
+        drawn = list(zip(series_names(mine), mine, strict=True))
         if not drawn:
             return False
         plot_groups(drawn, out)
