@@ -15,12 +15,15 @@ A model implements :meth:`ChoiceModel.predict` (and usually ``OPTIONS`` and
 whole, commands, ...). ``docs/adding-a-model.md``
 and ``docs/adding-a-task.md`` walk through both; ``docs/task-interface.md`` documents every
 capability. ``refbench ls`` lists plugins with the distribution they come from; a plugin that
-cannot be loaded is one error line and never stops another command.
+cannot be loaded is one error line and never stops another command. A plugin's commands show
+their examples with :func:`examples` (as their epilog), so that the tests that run every
+``--help`` example run theirs too.
 """
 
 from __future__ import annotations
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.help_text import examples
 from refbench.core.inputs import parse_jsonl
 from refbench.core.invalid import InvalidInstances
 from refbench.core.options import Option
@@ -87,5 +90,6 @@ __all__ = [
     "Where",
     "argmax",
     "choice_record",
+    "examples",
     "parse_jsonl",
 ]

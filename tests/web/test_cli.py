@@ -12,7 +12,7 @@ from tests.web.conftest import FILES
 
 def test_help_has_an_example(cli: Any) -> None:
     out = cli("serve", "--help")
-    assert out.returncode == 0 and "Examples: refbench serve" in out.stdout
+    assert out.returncode == 0 and "Examples:\n    refbench serve" in out.stdout
     assert "--tne-model" in out.stdout and "127.0.0.1" in out.stdout
 
 

@@ -24,10 +24,14 @@ from refbench.cli import serve as serve_cli
 from refbench.cli import study as study_cli
 from refbench.cli.ls import ls
 from refbench.core.commands import CONTEXT, run_guarded, set_release_resolver
+from refbench.core.help_text import examples
 
 
-@click.group(context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench kitmus "
-             "generate --out suite  |  refbench evaluate --task kitmus --gold G --pred P")
+@click.group(context_settings=CONTEXT, epilog=examples(
+    "refbench ls",
+    "refbench kitmus generate --sizes 40  # a small suite in kitmus-suite/ (full sizes: minutes)",
+    "refbench run --model knowledge-match --data kitmus-suite --out runs/km",
+    "refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km --ci"))
 @click.version_option(__version__, prog_name="refbench")
 def app() -> None:
     """Knowledge-intensive reference resolution: generate, load, run and score benchmarks."""

@@ -9,14 +9,16 @@ from typing import Any
 import click
 
 from refbench.core.commands import CONTEXT, print_json
+from refbench.core.help_text import examples
 
 DIR_HELP = ("The data folder (default: $REFBENCH_DATA_DIR, else "
             "$XDG_DATA_HOME/refbench/data, i.e. ~/.local/share/refbench/data).")
 
 
-@click.group("data", context_settings=CONTEXT, epilog="Examples: refbench data list  |  "
-             "refbench data get winobias wsc273  |  refbench run --model first --data winobias "
-             "--out runs/wb")
+@click.group("data", context_settings=CONTEXT, epilog=examples(
+    "refbench data list",
+    "refbench data get winobias wsc273  # fetches from the published sources",
+    "refbench run --model first --data winobias --out runs/wb"))
 def data() -> None:
     """Get the benchmarks' published releases by name, checked file by file (sha256), and use
     them as --data NAME (or NAME:SPLIT) in every command."""
@@ -42,9 +44,12 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} kB"
 
 
-@data.command("get", context_settings=CONTEXT, epilog="Examples: refbench data get gap "
-              "knowref  |  refbench data get all --dir ~/data/refbench  |  refbench data get "
-              "tne --mirror https://example.org/refbench-data")
+@data.command("get", context_settings=CONTEXT, epilog=examples(
+    "refbench data get gap knowref",
+    "refbench data get all --dir ~/data/refbench  # needs: the network (about 930 "
+    "MB)",
+    "refbench data get tne --mirror https://example.org/refbench-data  # needs: a "
+    "mirror of the releases at that address"))
 @click.argument("names", nargs=-1, required=True)
 @click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
               help=DIR_HELP)
@@ -92,8 +97,9 @@ def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, ret
         print_json({"data_dir": str(root), "releases": report})
 
 
-@data.command("list", context_settings=CONTEXT, epilog="Examples: refbench data list  |  "
-              "refbench data list --verify --json")
+@data.command("list", context_settings=CONTEXT, epilog=examples(
+    "refbench data list",
+    "refbench data list --verify --json"))
 @click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
               help=DIR_HELP)
 @click.option("--verify", is_flag=True, help="Check every file's sha256 (default: its size).")
@@ -133,8 +139,10 @@ def list_cmd(folder: Path | None, verify: bool, as_json: bool) -> None:
             click.echo(f"{'':20s} not included: {row['not_included']}")
 
 
-@data.command("path", context_settings=CONTEXT, epilog="Examples: refbench data path wsc273  |  "
-              "refbench data path tne:dev  |  refbench data path kitmus:resources")
+@data.command("path", context_settings=CONTEXT, epilog=examples(
+    "refbench data path wsc273",
+    "refbench data path tne:dev",
+    "refbench data path kitmus:resources"))
 @click.argument("reference")
 @click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
               help=DIR_HELP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +17,52 @@ from refbench.core.commands import (
     print_json,
     transactional,
 )
+from refbench.core.help_text import FilledCommand, FilledOption, examples
+
+
+def _prediction_formats() -> str:
+    from refbench.cli.ls import listed
+
+    return listed("prediction-formats")
+
+
+def _fills() -> dict[str, Callable[[], str]]:
+    from refbench.cli.ls import folder_tasks, task_list, task_summaries
+
+    return {"tasks": task_list, "task_summaries": task_summaries,
+            "prediction_formats": _prediction_formats, "folder_tasks": folder_tasks}
+
 
 EXAMPLE = (
-    "Examples: refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km  |  "
-    "refbench evaluate --task kitmus --gold test.v4_gold_conll --pred c2f.jsonlines  |  "
-    "refbench evaluate --task kitmus --gold test.jsonl --pred run1.jsonl run2.jsonl --json  |  "
-    "refbench evaluate --task kitmus --gold kitmus-suite --pred preds/c2f preds/grep "
-    "--system C2F --system GREP  |  "
-    "refbench evaluate --task gap --gold gap-test.tsv --pred runs/gap --out gap.json  |  "
-    "refbench evaluate --task winograd --gold wsc273.jsonl --pred predictions.lst"
+    examples(
+        "refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km --out "
+        "suite-results.json  # runs/km: refbench run --help",
+        "refbench evaluate --task kitmus --gold "
+        "../shared/data/kitmus-official/released/background-train/subtask_2_ents/"
+        "full-text/test.v4_gold_conll.gz "
+        "--pred "
+        "../shared/data/kitmus-official/predictions/"
+        "c2f-run1.background-train.subtask_2_ents.test.jsonlines.gz",
+        "refbench run --model first --data kitmus-suite --out runs/first",
+        "refbench evaluate --task kitmus --gold kitmus-suite --pred runs/km runs/first --system "
+        "KNOWLEDGE-MATCH --system FIRST --ci",
+        "refbench run --model first --data ../shared/data/gap/gap-test.tsv --out "
+        "runs/gap",
+        "refbench evaluate --task gap --gold ../shared/data/gap/gap-test.tsv --pred "
+        "runs/gap --out gap.json",
+        "refbench run --model first --data ../shared/data/winograd/wsc273.jsonl --out "
+        "runs/wsc",
+        "refbench evaluate --task winograd --gold ../shared/data/winograd/wsc273.jsonl "
+        "--pred runs/wsc --json")
 )
 
 
-@click.command(context_settings=CONTEXT, epilog=EXAMPLE)
-@click.option("--task", required=True,
-              help="kitmus, gap, knowref, winograd, altentities or tne (refbench ls tasks).")
-@click.option("--gold", type=DATA, required=True, help="Gold file, or a suite folder (KITMUS).")
+@click.command(cls=FilledCommand, fills=_fills(), context_settings=CONTEXT, epilog=EXAMPLE)
+@click.option("--task", required=True, cls=FilledOption, fills=_fills(),
+              help="{tasks} (refbench ls tasks; NAME.vN: that version only).")
+@click.option("--gold", type=DATA, required=True, cls=FilledOption, fills=_fills(),
+              help="Gold file, or a folder a task takes whole ({folder_tasks}: a KITMUS "
+                   "suite, a release folder).")
 @click.option("--pred", type=DATA, required=True, multiple=True,
               help="Prediction file or refbench run folder; more may follow (runs of one "
                    "system). In suite mode, one folder per system.")
@@ -56,7 +87,7 @@ EXAMPLE = (
               help="AltEntities: the text cut the predictions were made with.")
 @click.option("--plot", type=OUT_FILE, default=None,
               help="TNE: draw the preposition confusion heat-map (PNG).")
-@click.option("--ci", is_flag=True, help="Suite mode: show 95%% intervals in the table.")
+@click.option("--ci", is_flag=True, help="Suite mode: show 95% intervals in the table.")
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed gold instances (reported as a count and ids) instead of "
                    "stopping.")
@@ -69,14 +100,15 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
              bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
              input_type: str | None, max_words: int | None, plot: Path | None,
              ci: bool, skip_invalid: bool, allow_missing: bool) -> None:
-    """Score predictions of any registered task. Takes what refbench run writes (a run folder,
-    its predictions.jsonl, a whole suite run folder) and each task's own formats: KITMUS
-    clusters, GAP TSV or answers; GAP system TSV; KnowRef answers or clusters; WinoGrande
-    .lst; TNE predictions. KITMUS: antecedent P/R/F1, pronoun accuracy, decisions, slices,
-    seeded 95% intervals and the random baseline; GAP: the official scorer plus accuracy; choice
-    tasks: accuracy with interval and slices; TNE: labeled/unlabeled P/R/F1. Missing
-    predictions count as wrong and are reported. A malformed gold instance stops with an error
-    naming it, unless --skip-invalid.
+    """Score predictions of any registered task: what refbench run writes (a run folder, its
+    predictions.jsonl, the run folder of a whole suite or release folder) or a task's own
+    prediction formats ({prediction_formats}: refbench ls prediction-formats). Choice tasks get
+    accuracy with its seeded 95% interval and slices; missing predictions count as wrong and are
+    reported. A malformed gold instance stops with an error naming it, unless --skip-invalid.
+
+    What each task scores (its card's summary; refbench ls tasks):
+
+    {task_summaries}
     """
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances

@@ -7,23 +7,32 @@ from pathlib import Path
 
 import click
 
+from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import CONTEXT, DATA, OUT_DIR, print_json, transactional
+from refbench.core.help_text import FilledCommand, FilledOption, examples
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
-    "Examples: refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out lm-tasks"
-    "  |  refbench export hf kitmus-suite --out hf/kitmus"))
+    examples(
+        "refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out "
+        "lm-tasks --json",
+        "refbench export hf kitmus-suite --out hf/kitmus  # kitmus-suite: refbench "
+        "kitmus generate")))
 def export() -> None:
     """Export data to other tools: task folders for lm-evaluation-harness, folders that
     Hugging Face datasets loads."""
 
 
-@export.command("hf", context_settings=CONTEXT, epilog=(
-    "Examples: refbench export hf kitmus-suite --out hf/kitmus  |  refbench export hf "
-    "../shared/data/knowref/knowref_test.json --out hf/knowref  |  refbench export hf "
-    "../shared/data/gap/gap-development.tsv ../shared/data/gap/gap-test.tsv --out hf/gap  |  "
-    "refbench export hf ../shared/data/winobias --out hf/winobias --format parquet. "
-    "Then: datasets.load_dataset('hf/kitmus', 'background-pretrain_4ents', split='test')"))
+@export.command("hf", cls=FilledCommand, fills=FOLDER_FILLS, context_settings=CONTEXT, epilog=(
+    examples(
+        "refbench export hf kitmus-suite --out hf/kitmus  # kitmus-suite: refbench "
+        "kitmus generate",
+        "refbench export hf ../shared/data/knowref/knowref_test.json --out hf/knowref",
+        "refbench export hf ../shared/data/gap/gap-development.tsv "
+        "../shared/data/gap/gap-test.tsv --out hf/gap",
+        "refbench export hf ../shared/data/winobias --out hf/winobias --format parquet  "
+        "# then, in Python: datasets.load_dataset('hf/kitmus', "
+        "'background-pretrain_4ents', split='test')")))
 @click.argument("inputs", type=DATA, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the dataset (and its card).")
 @click.option("--task", default=None, help="Task of the files (inferred when omitted).")
@@ -35,12 +44,11 @@ def export() -> None:
 @transactional
 def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
                   input_type: str | None, fmt: str, as_json: bool) -> None:
-    """Write a release folder a task takes whole (a KITMUS suite: one config per subtask,
-    <variant>_<n>ents; Winogender; WinoBias: one config per type and stereotype) or data files
-    of one task (one split each) in the layout Hugging Face datasets loads from a folder or a
-    Hub repo without a loading script: JSONL (or Parquet) data files and a README.md dataset
-    card (YAML header with configs, licence, categories and dataset_info; the datasheet as its
-    body).
+    """Write a folder a task takes whole ({folder_tasks}: one config per part, such as a
+    KITMUS suite's <variant>_<n>ents or WinoBias's type and stereotype) or data files of one
+    task (one split each) in the layout Hugging Face datasets loads from a folder or a Hub repo
+    without a loading script: JSONL (or Parquet) data files and a README.md dataset card (YAML
+    header with configs, licence, categories and dataset_info; the datasheet as its body).
     """
     from refbench.export.hf import export_hf
     from refbench.tasks.lookup import get_task
@@ -57,22 +65,26 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
 
 
 @export.command("lm-eval", context_settings=CONTEXT, epilog=(
-    "Examples: refbench export lm-eval --data wsc273.jsonl --out lm-tasks --json  |  "
-    "refbench export lm-eval --data kitmus-suite --out lm-kitmus  "
-    "(then: lm_eval --model hf --model_args ARGS --include_path lm-tasks --tasks "
-    "refbench_wsc273)"))
-@click.option("--data", "data", type=DATA, required=True,
-              help="A data file (any format refbench reads) or a KITMUS suite folder.")
+    examples(
+        "refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --out "
+        "lm-tasks --json",
+        "refbench export lm-eval --data kitmus-suite --out lm-kitmus  # then: lm_eval "
+        "--model hf --model_args pretrained=PATH --include_path lm-tasks --tasks "
+        "refbench_wsc273 --log_samples --output_path out")))
+@click.option("--data", "data", type=DATA, required=True, cls=FilledOption, fills=FOLDER_FILLS,
+              help="A data file (any format refbench reads) or a folder a task takes whole "
+                   "({folder_tasks}).")
 @click.option("--out", type=OUT_DIR, required=True, help="Task folder to write.")
 @click.option("--split", default="test", show_default=True,
-              help="Split of a KITMUS suite to export.")
+              help="Split of a folder (a KITMUS suite) to export.")
 @click.option("--json", "as_json", is_flag=True,
               help="Last line: {include_path, tasks, group, model_args}.")
 @transactional
 def export_lm_eval_cmd(data: Path, out: Path, split: str, as_json: bool) -> None:
-    """A task folder for `lm_eval --include_path DIR`: one YAML per task (per KITMUS subtask,
-    plus a group weighted by size), the data as local JSONL, utils.py and a README. Its `acc`
-    with `--model hf` equals `refbench run --model llm-loglik` on the same data."""
+    """A task folder for `lm_eval --include_path DIR`: one YAML per task (per data file of a
+    folder, such as a KITMUS subtask, plus a group weighted by size), the data as local JSONL,
+    utils.py and a README. Its `acc` with `--model hf` equals `refbench run --model
+    llm-loglik` on the same data."""
     from refbench.core.inputs import check_input_file
     from refbench.export.lm_eval import export_lm_eval
 

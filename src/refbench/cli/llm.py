@@ -7,18 +7,21 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, OUT_DIR, print_json
+from refbench.core.help_text import examples
 
 
-@click.group("llm", context_settings=CONTEXT, epilog="Example: refbench llm export-hf --out "
-             "models/smollm2-hf")
+@click.group("llm", context_settings=CONTEXT, epilog=examples(
+    "refbench llm export-hf --out models/smollm2-hf"))
 def llm() -> None:
     """The causal language models llm-loglik scores with."""
 
 
 @llm.command("export-hf", context_settings=CONTEXT, epilog=(
-    "Examples: refbench llm export-hf --out models/smollm2-hf  |  refbench llm export-hf "
-    "model.Q8_0.gguf --out models/m-hf  |  refbench llm export-hf llm-loglik:models/m --out "
-    "models/m-copy; then: vllm serve models/smollm2-hf --dtype float32"))
+    examples(
+        "refbench llm export-hf --out models/smollm2-hf",
+        "refbench llm export-hf llm-loglik:models/smollm2-hf --out models/m-copy  # "
+        "then: vllm serve models/smollm2-hf --dtype float32",
+        "refbench llm export-hf model.Q8_0.gguf --out models/m-hf  # needs: a GGUF file")))
 @click.argument("spec", required=False)
 @click.option("--out", type=OUT_DIR, required=True, help="The Hugging Face folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace --out if it holds files.")

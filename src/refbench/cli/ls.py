@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from refbench.core.commands import CONTEXT, print_json
+from refbench.core.help_text import FilledCommand, examples, or_list
 from refbench.core.registry import ALL, BUILTIN, Registry
 
 
@@ -48,14 +49,65 @@ def _rows(name: str, regs: list[Registry]) -> list[dict[str, Any]]:
     return rows
 
 
-@click.command("ls", context_settings=CONTEXT, epilog="Examples: refbench ls  |  refbench ls "
-               "variants  |  refbench ls tasks --json")
+# -- what help texts list, computed when they are shown (FilledOption, FilledCommand) -----------
+
+
+def task_list() -> str:
+    """Every registered task: ``kitmus, gap, ... or winobias`` (plugins' included)."""
+    from refbench.tasks.lookup import task_names
+
+    return or_list(task_names())
+
+
+def tasks_having(capability: str) -> str:
+    """The tasks that have ``capability`` (``folder``: those that take a folder whole)."""
+    from refbench.tasks.lookup import tasks_with
+
+    return or_list([t.name for t in tasks_with(capability)])
+
+
+def folder_tasks() -> str:
+    """The tasks that take a folder whole (a KITMUS suite, a release folder)."""
+    return tasks_having("folder")
+
+
+#: The ``{folder_tasks}`` of a help text (:class:`~refbench.core.help_text.FilledOption`).
+FOLDER_FILLS = {"folder_tasks": folder_tasks}
+
+
+def task_summaries() -> str:
+    """One line per registered task, its name and its card's summary, as a paragraph Click
+    prints as written."""
+    import textwrap
+
+    from refbench.tasks.lookup import all_tasks
+
+    lines = ["\b"]
+    for task in all_tasks():
+        summary = task.summary.removeprefix(f"{task.title}: ") or task.title
+        lines.extend(textwrap.wrap(summary, width=92, initial_indent=f"{task.name:12s} ",
+                                   subsequent_indent=" " * 13))
+    return "\n".join(lines)
+
+
+def listed(kind: str) -> str:
+    """The names of one listing of ``refbench ls`` (``prediction-formats``, ``formats``)."""
+    return or_list([e.name for reg in listings().get(kind, []) for e in reg.entries()])
+
+
+def kinds() -> str:
+    """What ``refbench ls KIND`` takes."""
+    return or_list(listings())
+
+
+@click.command("ls", cls=FilledCommand, fills={"kinds": kinds}, context_settings=CONTEXT,
+               epilog=examples("refbench ls", "refbench ls variants", "refbench ls tasks --json"))
 @click.argument("kind", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def ls(kind: str | None, as_json: bool) -> None:
     """List what is registered: tasks and models (with their versions and, for plugins, the
     distribution that adds them), prediction formats, and what the tasks add (metrics, KITMUS
-    variants, formats and resource layouts). KIND limits the listing to one of them."""
+    variants, formats and resource layouts). KIND limits the listing to one of them: {kinds}."""
     from refbench.core.errors import UsageError
 
     found = listings()

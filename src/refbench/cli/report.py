@@ -7,11 +7,16 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, OUT_FILE, PATH, parse_ints, transactional
+from refbench.core.help_text import examples
 
-EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.tex  |  refbench "
-           "report --from-store --tag paper --format html --out results.html  |  refbench "
-           "report suite-results.json --plot accuracy.png  |  refbench report gap.json "
-           "runs/wsc --format csv")
+EXAMPLE = (examples(
+    "refbench report runs/km --format latex --ci --out table.tex  # runs/km: "
+    "refbench run --help",
+    "refbench report --from-store --format html --out results.html",
+    "refbench report suite-results.json --plot accuracy.png  # suite-results.json: "
+    "refbench evaluate --help",
+    "refbench report gap.json runs/km --format csv  # gap.json: refbench evaluate "
+    "--help"))
 
 
 @click.command(context_settings=CONTEXT, epilog=EXAMPLE)
@@ -26,7 +31,7 @@ EXAMPLE = ("Examples: refbench report runs/km --format latex --ci --out table.te
 @click.option("--metric", default=None,
               help="The figure in the cells: KITMUS pronoun_accuracy (default), antecedent_f1, "
                    "...; other tasks: e.g. accuracy or f1 (default: each task's headline set).")
-@click.option("--ci", is_flag=True, help="Show 95%% intervals (and n where it varies).")
+@click.option("--ci", is_flag=True, help="Show 95% intervals (and n where it varies).")
 @click.option("--standalone", is_flag=True, help="LaTeX: a complete document, not a table.")
 @click.option("--plot", type=OUT_FILE, default=None,
               help="Also draw a PNG: a task's own figure when all results are of one task "

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import (
     CONTEXT,
     COUNT,
@@ -17,20 +18,26 @@ from refbench.core.commands import (
     print_json,
     transactional,
 )
+from refbench.core.help_text import FilledOption, examples
 
 STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
               ".refbench/results.sqlite).")
 
 
 @click.group("results", context_settings=CONTEXT, epilog=(
-    "Examples: refbench results ls  |  refbench results show 3 --json  |  refbench results tag "
-    "3 4 --tag paper  |  refbench results rm 5  |  refbench results add runs/km"))
+    examples(
+        "refbench results ls",
+        "refbench results show 1 --json",
+        "refbench results tag 1 --tag paper",
+        "refbench results ls --tag paper")))
 def results() -> None:
     """Runs recorded in the results store: list, show, tag, remove, add, merge, import."""
 
 
 @results.command("ls", context_settings=CONTEXT, epilog=(
-    "Examples: refbench results ls --limit 5  |  refbench results ls --task gap --tag paper"))
+    examples(
+        "refbench results ls --limit 5",
+        "refbench results ls --task gap --tag paper")))
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--limit", type=COUNT, default=50, show_default=True,
               help="Newest N runs (0: all).")
@@ -71,7 +78,8 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     click.echo(aligned_text(header, body), nl=False)
 
 
-@results.command("show", context_settings=CONTEXT, epilog="Example: refbench results show 3")
+@results.command("show", context_settings=CONTEXT, epilog=examples(
+    "refbench results show 1"))
 @click.argument("run_id", type=POSITIVE)
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
@@ -89,7 +97,9 @@ def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
         click.echo(json.dumps(row, indent=2, ensure_ascii=False))
 
 
-@results.command("rm", context_settings=CONTEXT, epilog="Example: refbench results rm 5 6")
+@results.command("rm", context_settings=CONTEXT, epilog=examples(
+    "refbench results ls --json",
+    "refbench results rm 2"))
 @click.argument("run_ids", type=POSITIVE, nargs=-1, required=True)
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
@@ -103,8 +113,9 @@ def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
 
 
 @results.command("tag", context_settings=CONTEXT, epilog=(
-    "Examples: refbench results tag 3 4 --tag paper  |  refbench results tag 4 --tag paper "
-    "--remove"))
+    examples(
+        "refbench results tag 1 --tag paper",
+        "refbench results tag 1 --tag paper --remove")))
 @click.argument("run_ids", type=POSITIVE, nargs=-1, required=True)
 @click.option("--tag", "tags", multiple=True, required=True, help="Tag (repeatable).")
 @click.option("--remove", is_flag=True, help="Remove the tags instead.")
@@ -121,7 +132,8 @@ def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
 
 
 @results.command("add", context_settings=CONTEXT, epilog=(
-    "Example: refbench results add runs/km-books  (a folder refbench run --out wrote)"))
+    examples(
+        "refbench results add runs/km  # a folder refbench run --out wrote")))
 @click.argument("run_dirs", type=PATH, nargs=-1, required=True)
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
@@ -138,8 +150,12 @@ def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
 
 
 @results.command("merge", context_settings=CONTEXT, epilog=(
-    "Example: refbench results merge runs/s1 runs/s2 runs/s3 --out runs/all  (the folders of "
-    "refbench run --shard 1/3, 2/3, 3/3)"))
+    examples(
+        "refbench run --model first --data ../shared/data/winograd/wsc273.jsonl --shard "
+        "1/2 --out runs/p1",
+        "refbench run --model first --data ../shared/data/winograd/wsc273.jsonl --shard "
+        "2/2 --out runs/p2",
+        "refbench results merge runs/p1 runs/p2 --out runs/p")))
 @click.argument("shard_dirs", type=PATH, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the merged run.")
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
@@ -165,7 +181,9 @@ def results_merge(shard_dirs: tuple[Path, ...], out: Path, store: Path | None, n
 
 
 @results.command("import", context_settings=CONTEXT, epilog=(
-    "Example: refbench results import ~/.local/share/refbench/results.sqlite"))
+    examples(
+        "refbench results import ../other/results.sqlite  # needs: another results "
+        "store (say, a colleague's)")))
 @click.argument("source", type=PATH)
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 def results_import(source: Path, store: Path | None) -> None:
@@ -179,16 +197,19 @@ def results_import(source: Path, store: Path | None) -> None:
 
 
 @results.command("import-lm-eval", context_settings=CONTEXT, epilog=(
-    "Examples: refbench results import-lm-eval out/hf/samples_refbench_wsc273_*.jsonl --data "
-    "wsc273.jsonl --out runs/lm-eval-wsc273 --json  (lm_eval ... --log_samples --output_path "
-    "out wrote the samples)  |  refbench results import-lm-eval out/hf/samples_*.jsonl --data "
-    "kitmus-suite --out runs/lm-eval-kitmus  (every subtask of the group refbench export "
-    "lm-eval --data kitmus-suite wrote; a suite run folder, as refbench run --data "
-    "kitmus-suite writes)"))
+    examples(
+        "refbench results import-lm-eval out/*/samples_refbench_wsc273_*.jsonl --data "
+        "../shared/data/winograd/wsc273.jsonl --out runs/lm-eval-wsc273 --json  # "
+        "needs: the samples of lm_eval --include_path lm-tasks ... --log_samples "
+        "--output_path out (refbench export lm-eval --help)",
+        "refbench results import-lm-eval out/*/samples_*.jsonl --data kitmus-suite "
+        "--out runs/lm-eval-kitmus  # needs: lm_eval's samples of every subtask of "
+        "lm-kitmus (refbench export lm-eval --help)")))
 @click.argument("samples", type=PATH, nargs=-1, required=True)
 @click.option("--data", type=DATA, required=True,
-              help="The data file, or the folder (KITMUS suite, release folder), the lm-eval "
-                   "task or group was exported from.")
+              cls=FilledOption, fills=FOLDER_FILLS,
+              help="The data file, or the folder ({folder_tasks}: a KITMUS suite, a release "
+                   "folder), the lm-eval task or group was exported from.")
 @click.option("--split", default="test", show_default=True,
               help="With a folder: the split that was exported.")
 @click.option("--allow-missing", is_flag=True,

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import (
     CONTEXT,
     COUNT,
@@ -19,21 +20,26 @@ from refbench.core.commands import (
     transactional,
 )
 from refbench.core.device import DEVICE_HELP, set_threads
+from refbench.core.help_text import FilledOption, examples
 
-RUN_EXAMPLE = (
-    "Examples: refbench run --model knowledge-match --data kitmus-suite --out runs/km  |  "
+RUN_EXAMPLE = examples(
+    "refbench run --model knowledge-match --data kitmus-suite --out runs/km  # kitmus-suite: "
+    "refbench kitmus generate",
     "refbench run --model embedding --data ../shared/data/altentities/books/test.json.gz "
-    "--input unshown_background --out runs/emb --json  |  refbench run --model "
-    "cross-encoder:models/ce --data ../shared/data/knowref/test.tsv --out runs/ce  |  "
-    "refbench run --model embedding --data wsc273.jsonl --out runs/s2 --shard 2/3  |  "
-    "refbench run --model embedding --data wsc273.jsonl --out runs/d --engine dask "
-    "--scheduler tcp://127.0.0.1:8786")
+    "--input unshown_background --limit 200 --out runs/emb --json  # all 5,966: minutes",
+    "refbench run --model embedding --data ../shared/data/winograd/wsc273.jsonl --out runs/s2 "
+    "--shard 2/3",
+    "refbench run --model cross-encoder:models/ce-pretrain4 --data kitmus-suite --out runs/ce  "
+    "# needs: a trained model (the refbench train example)",
+    "refbench run --model embedding --data ../shared/data/winograd/wsc273.jsonl --out runs/d "
+    "--engine dask --scheduler tcp://127.0.0.1:8786  # needs: a running Dask scheduler")
 
 
 @click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
 @click.option("--model", "spec", required=True, help="Model name[:argument] (refbench ls models).")
-@click.option("--data", type=DATA, required=True,
-              help="A data file of any supported task, or a KITMUS suite folder.")
+@click.option("--data", type=DATA, required=True, cls=FilledOption, fills=FOLDER_FILLS,
+              help="A data file of any registered task, or a folder a task takes whole "
+                   "({folder_tasks}: a KITMUS suite, a release folder).")
 @click.option("--task", default=None, help="Task (inferred from the file when omitted).")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
 @click.option("--limit", type=POSITIVE, default=None,
@@ -169,13 +175,17 @@ TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_l
                 "llm-loglik": ("train_layers", "scoring", "checkpoint_every")}
 
 
-@click.command("train", context_settings=CONTEXT, epilog=(
-    "Examples: refbench train --model cross-encoder --data kitmus-suite/background-pretrain/"
+@click.command("train", context_settings=CONTEXT, epilog=examples(
+    "refbench train --model cross-encoder --data kitmus-suite/background-pretrain/"
     "subtask_4_ents/train.jsonl --dev kitmus-suite/background-pretrain/subtask_4_ents/"
-    "validation.jsonl --out models/ce-pretrain4  |  refbench train --model llm-loglik --data "
-    "../shared/data/knowref/train.tsv --dev ../shared/data/knowref/dev.tsv --augment "
-    "--eval-every 200 --threads 1 --out models/lm-knowref  (then --model "
-    "llm-loglik:models/lm-knowref/model)"))
+    "validation.jsonl --out models/ce-pretrain4 --epochs 1  # kitmus-suite: refbench kitmus "
+    "generate; on the 2,000 of the default sizes: minutes an epoch on a CPU",
+    "refbench run --model cross-encoder:models/ce-pretrain4 --data kitmus-suite/"
+    "background-pretrain/subtask_4_ents/test.jsonl --out runs/ce",
+    "refbench train --model llm-loglik --data ../shared/data/knowref/train.tsv --dev "
+    "../shared/data/knowref/dev.tsv --augment --eval-every 200 --threads 1 --out "
+    "models/lm-knowref  # needs: hours of CPU (docs/lm-ranker.md); then --model "
+    "llm-loglik:models/lm-knowref/model"))
 @click.option("--model", "spec", default="cross-encoder", show_default=True,
               help="Trainable model: cross-encoder, or llm-loglik[:PATH] (a causal LM as a "
                    "ranker; default weights SmolLM2-135M).")

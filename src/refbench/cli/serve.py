@@ -6,15 +6,22 @@ from pathlib import Path
 
 import click
 
+from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import CONTEXT, DATA, PATH
+from refbench.core.help_text import FilledCommand, examples
 
 EXAMPLE = (
-    "Examples: refbench serve kitmus-suite --runs runs  |  refbench serve "
-    "../shared/data/tne/test.jsonl.gz --runs baselines/ --tne-model models/tne  |  "
-    "refbench serve ../shared/data --port 8080")
+    examples(
+        "refbench serve kitmus-suite --runs runs  # needs: a browser; serves until "
+        "Ctrl-C",
+        "refbench serve ../shared/data/tne/test.jsonl.gz --runs baselines/ --tne-model "
+        "models/tne  # needs: a browser, and a model (refbench tne train --help)",
+        "refbench serve ../shared/data --port 8080  # needs: a browser; serves until "
+        "Ctrl-C"))
 
 
-@click.command("serve", context_settings=CONTEXT, epilog=EXAMPLE)
+@click.command("serve", cls=FilledCommand, fills=FOLDER_FILLS, context_settings=CONTEXT,
+               epilog=EXAMPLE)
 @click.argument("data", nargs=-1, type=DATA)
 @click.option("--runs", "run_dirs", multiple=True, type=PATH,
               help="Run folders (refbench run --out) or TNE prediction files; repeatable. "
@@ -43,9 +50,9 @@ def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None
     """Explore datasets, inspect model outputs side by side, compare runs with paired
     significance tests, read the leaderboard, and try the tasks' demos, in a local web app.
 
-    DATA: data files of any task refbench reads, KITMUS suite folders, or folders holding
-    them. Each is indexed once (full-text search, slices) and the index is reused while the
-    data is unchanged.
+    DATA: data files of any task refbench reads, folders a task takes whole ({folder_tasks}:
+    a KITMUS suite, a release folder), or folders holding them. Each is indexed once (full-text
+    search, slices) and the index is reused while the data is unchanged.
     """
     from refbench.web.serve import serve_app
 

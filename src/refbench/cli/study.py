@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, OUT_ANY, PATH, print_json
+from refbench.core.help_text import FilledCommand, examples, or_list
 from refbench.core.inputs import format_name
+
+
+def _study_types() -> str:
+    from refbench.studies.kinds import study_kinds
+
+    return or_list(study_kinds())
 
 
 class StudyTypes(click.Group):
@@ -29,22 +36,27 @@ class StudyTypes(click.Group):
 
 
 @click.group(context_settings=CONTEXT, epilog=(
-    "Example: refbench study create kitmus-validation --data kitmus-suite --n 40 --out "
-    "kitmus.sqlite && refbench study serve kitmus.sqlite"))
+    examples(
+        "refbench study create kitmus-validation --data kitmus-suite --n 40 --out "
+        "kitmus.sqlite",
+        "refbench study serve kitmus.sqlite  # needs: a browser (annotators answer "
+        "there); serves until Ctrl-C")))
 def study() -> None:
     """Human studies of the registered tasks: create, serve, export, measure agreement
     (refbench study create --help lists the study types)."""
 
 
 @study.group(cls=StudyTypes, context_settings=CONTEXT, epilog=(
-    "Example: refbench study create tne-annotation --data ../shared/data/tne/dev-v1.1.jsonl.gz "
-    "--n 10 --out tne.sqlite"))
+    examples(
+        "refbench study create tne-annotation --data "
+        "../shared/data/tne/dev-v1.1.jsonl.gz --n 10 --out tne.sqlite")))
 def create() -> None:
     """Make a study file (SQLite) with its items, annotators and tokens."""
 
 
-@study.command(context_settings=CONTEXT, epilog="Example: refbench study serve kitmus.sqlite "
-               "--port 8010")
+@study.command(context_settings=CONTEXT, epilog=examples(
+    "refbench study serve kitmus.sqlite --port 8010  # needs: a browser; serves "
+    "until Ctrl-C"))
 @click.argument("study_file", type=PATH)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on (loopback unless you mean otherwise).")
@@ -71,16 +83,18 @@ def serve(study_file: Path, host: str, port: int, trusted_hosts: tuple[str, ...]
     run_server(study_file, host=host, port=port, trusted_hosts=trusted_hosts, on_ready=ready)
 
 
-@study.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench study export kitmus.sqlite --format csv --out answers.csv  |  "
-    "refbench study export ae.sqlite --format native --out collected/"))
+@study.command(cls=FilledCommand, fills={"study_types": _study_types}, context_settings=CONTEXT,
+               epilog=(
+    examples(
+        "refbench study export kitmus.sqlite --format csv --out answers.csv",
+        "refbench study export ae.sqlite --format native --out collected/")))
 @click.argument("study_file", type=PATH)
 @click.option("--format", "fmt", default="csv", show_default=True, help="csv, json or native.")
 @click.option("--out", type=OUT_ANY, default=None,
               help="File (csv, json; default: stdout) or folder (native).")
 def export(study_file: Path, fmt: str, out: Path | None) -> None:
-    """Answers as item,annotator,label CSV, everything as JSON, or the task's own format
-    (KITMUS gold + answers JSONL, AltEntities JSON, TNE v1.1 JSONL) for refbench run."""
+    """Answers as item,annotator,label CSV, everything as JSON, or the data format of the
+    study's task (native: data files refbench run reads, from every study type: {study_types})."""
     from refbench.studies.export import export as do_export
 
     text, files = do_export(study_file, fmt, out)
@@ -91,8 +105,11 @@ def export(study_file: Path, fmt: str, out: Path | None) -> None:
 
 
 @study.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench study agreement kitmus.sqlite  |  refbench study agreement answers.csv "
-    "--json"))
+    examples(
+        "refbench study agreement kitmus.sqlite  # each annotator's progress; the agreement "
+        "once answers come in (refbench study serve)",
+        "refbench study agreement answers.csv --json  # needs: answers exported with "
+        "refbench study export --format csv")))
 @click.argument("source", type=PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def agreement(source: Path, as_json: bool) -> None:

@@ -7,18 +7,20 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, DATA, OUT_FILE, PATH, POSITIVE, SEED, print_json
+from refbench.core.help_text import examples
 from refbench.tasks.capabilities import CommandServices
 
 
-@click.group(context_settings=CONTEXT, epilog="Example: refbench altentities check "
-             "../shared/data/altentities/*/*.json.gz")
+@click.group(context_settings=CONTEXT, epilog=examples(
+    "refbench altentities check ../shared/data/altentities/*/*.json.gz"))
 def altentities() -> None:
     """AltEntities: statistics and leakage, cross-domain results, new alternative questions."""
 
 
 @altentities.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench altentities check ../shared/data/altentities/recipes/dev.json.gz "
-    "../shared/data/altentities/recipes/test.json.gz --json"))
+    examples(
+        "refbench altentities check ../shared/data/altentities/recipes/dev.json.gz "
+        "../shared/data/altentities/recipes/test.json.gz --json")))
 @click.argument("files", type=DATA, nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def check(files: tuple[Path, ...], as_json: bool) -> None:
@@ -47,8 +49,10 @@ def check(files: tuple[Path, ...], as_json: bool) -> None:
 
 
 @altentities.command("sample-pairs", context_settings=CONTEXT, epilog=(
-    "Example: refbench altentities sample-pairs ../shared/data/altentities/recipes/dev.json.gz "
-    "--method similar-infobox --n 20 --out questions.jsonl"))
+    examples(
+        "refbench altentities sample-pairs "
+        "../shared/data/altentities/recipes/dev.json.gz --method similar-infobox --n 20 "
+        "--out questions.jsonl")))
 @click.argument("entities", type=DATA, nargs=-1, required=True)
 @click.option("--method", required=True, help="uniform, same-name, similar-title, "
               "similar-description, similar-infobox.")
@@ -81,8 +85,12 @@ def commands(services: CommandServices) -> list[click.Command]:
     """``refbench altentities``; ``matrix`` reads runs through ``services``."""
 
     @altentities.command(context_settings=CONTEXT, epilog=(
-        "Examples: refbench altentities matrix runs/ce-books-on-* runs/ce-mixed-on-*  |  "
-        "refbench altentities matrix --from-store --json"))
+        examples(
+            "refbench altentities matrix runs/ce-books-on-* runs/ce-mixed-on-*  # needs: "
+            "runs of models trained on each domain (refbench train, refbench run --out "
+            "runs/ce-DOMAIN-on-TEST)",
+            "refbench altentities matrix --from-store --json  # needs: those runs in the "
+            "results store")))
     @click.argument("runs", type=PATH, nargs=-1)
     @click.option("--from-store", is_flag=True, help="Use every AltEntities run in the store.")
     @click.option("--store", type=PATH, default=None, help="Results store.")

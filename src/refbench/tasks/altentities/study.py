@@ -22,6 +22,7 @@ import click
 
 from refbench.core.commands import CONTEXT, DATA, POSITIVE, split_list
 from refbench.core.errors import UsageError
+from refbench.core.help_text import examples
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl
 from refbench.studyfile.commands import create_options, report_created
@@ -250,8 +251,10 @@ def create_command() -> click.Command:
     """``refbench study create altentities-collection``."""
 
     @click.command("altentities-collection", context_settings=CONTEXT, epilog=(
-        "Example: refbench study create altentities-collection --data ../shared/data/altentities/"
-        "books/test.json.gz --n 50 --method similar-description --annotators 2 --out ae.sqlite"))
+        examples(
+            "refbench study create altentities-collection --data "
+            "../shared/data/altentities/books/test.json.gz --n 50 --method "
+            "similar-description --annotators 2 --out ae.sqlite")))
     @click.option("--data", type=DATA, multiple=True, required=True,
                   help="Entities JSONL or AltEntities JSON files (repeatable).")
     @click.option("--n", "n", type=POSITIVE, default=50, show_default=True,

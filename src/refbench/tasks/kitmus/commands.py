@@ -23,19 +23,44 @@ from refbench.core.commands import (
     print_json,
     split_list,
 )
+from refbench.core.help_text import FilledOption, examples, or_list
 from refbench.tasks.capabilities import CommandServices
 
 
-@click.group(context_settings=CONTEXT, epilog="Example: refbench kitmus generate --out suite "
-             "--sizes test=200 --variants background-pretrain")
+def _formats() -> str:
+    from refbench.tasks.kitmus.registries import KITMUS_FORMATS
+
+    return ",".join(KITMUS_FORMATS.names())
+
+
+def _targets() -> str:
+    from refbench.tasks.kitmus.convert import TARGETS
+
+    return or_list(TARGETS)
+
+
+def _views() -> str:
+    from refbench.tasks.kitmus.instance import VIEWS
+
+    return ", ".join(VIEWS)
+
+
+FILLS = {"formats": _formats, "targets": _targets, "views": _views}
+
+
+@click.group(context_settings=CONTEXT, epilog=examples(
+    "refbench kitmus generate --out suite --variants background-pretrain --splits test "
+    "--sizes test=200"))
 def kitmus() -> None:
     """KITMUS: generate, validate and rebuild the knowledge-integration test suite."""
 
 
-@kitmus.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench kitmus generate --out suite  |  refbench kitmus generate --out small "
-    "--entities 2 --splits test --sizes test=50 --formats jsonl,conll  |  refbench kitmus "
-    "generate --out official --resources ../shared/data/kitmus-official/resources"))
+@kitmus.command(context_settings=CONTEXT, epilog=examples(
+    "refbench kitmus generate --sizes 40  # kitmus-suite/; the default sizes: minutes",
+    "refbench kitmus generate --out small --entities 2 --splits test --sizes test=50 "
+    "--formats jsonl,conll",
+    "refbench kitmus generate --out official --resources "
+    "../shared/data/kitmus-official/resources --splits test --sizes test=100"))
 @click.option("--out", type=OUT_DIR, default=Path("kitmus-suite"), show_default=True,
               help="Output folder.")
 @click.option("--resources", type=DATA, default=None,
@@ -43,7 +68,8 @@ def kitmus() -> None:
 @click.option("--variants", help="Comma-separated variant names (see refbench ls variants).")
 @click.option("--entities", help="Subtasks, e.g. 2,3,4.")
 @click.option("--splits", help="train,validation,test")
-@click.option("--formats", help="conll,jsonlines,tsv,txt,jsonl (default: all).")
+@click.option("--formats", cls=FilledOption, fills=FILLS,
+              help="{formats} (default: all; refbench ls formats).")
 @click.option("--sizes", help="Instances per split: train=2000,validation=400,test=2000, or one "
                               "number for all.")
 @click.option("--seed", type=SEED, default=42, show_default=True,
@@ -130,9 +156,9 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
     console.print(f"datasheet: {out / 'DATASHEET.md'}")
 
 
-@kitmus.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench kitmus validate kitmus-suite  |  refbench kitmus validate "
-    "../shared/data/kitmus-official/released --json"))
+@kitmus.command(context_settings=CONTEXT, epilog=examples(
+    "refbench kitmus validate kitmus-suite",
+    "refbench kitmus validate ../shared/data/kitmus-official/released --json"))
 @click.argument("directory", type=DATA)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--max-shown", type=COUNT, default=20, show_default=True,
@@ -166,7 +192,7 @@ def validate(directory: Path, as_json: bool, max_shown: int) -> None:
 
 
 @kitmus.command("build-resources", context_settings=CONTEXT,
-                epilog="Example: refbench kitmus build-resources --out my-resources --seed 0")
+                epilog=examples("refbench kitmus build-resources --out my-resources --seed 0"))
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the resource files.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the fictional-word generators.")
@@ -190,9 +216,10 @@ def build_resources_cmd(out: Path, seed: int, overwrite: bool, as_json: bool) ->
             click.echo(f"{key}: {value}")
 
 
-@kitmus.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench kitmus difficulty kitmus-suite  |  refbench kitmus difficulty "
-    "../shared/data/kitmus-official/released --variants background-train --json"))
+@kitmus.command(context_settings=CONTEXT, epilog=examples(
+    "refbench kitmus difficulty kitmus-suite",
+    "refbench kitmus difficulty ../shared/data/kitmus-official/released --variants "
+    "background-train --json"))
 @click.argument("directory", type=DATA)
 @click.option("--split", default="test", show_default=True, help="Split to probe.")
 @click.option("--variants", help="Comma-separated variant folder names (default: all).")
@@ -233,9 +260,10 @@ def difficulty(directory: Path, split: str, variants: str | None, as_json: bool)
         + " / ".join(str(n) for n in sorted(OFFICIAL_PROBE)) + " entities")
 
 
-@kitmus.command("pool-difficulty", context_settings=CONTEXT, epilog=(
-    "Examples: refbench kitmus pool-difficulty  |  refbench kitmus pool-difficulty "
-    "--resources ../shared/data/kitmus-official/resources --json"))
+@kitmus.command("pool-difficulty", context_settings=CONTEXT, epilog=examples(
+    "refbench kitmus pool-difficulty",
+    "refbench kitmus pool-difficulty --resources ../shared/data/kitmus-official/resources "
+    "--json"))
 @click.option("--resources", type=DATA, default=None,
               help="Resource folder (refbench or official layout). Default: built-in.")
 @click.option("--split-seed", type=SEED, default=None,
@@ -270,17 +298,20 @@ def pool_difficulty(resources: Path | None, split_seed: int | None, as_json: boo
                    f"({r['nearest_other']})")
 
 
-CONVERT_EXAMPLE = ("Examples: refbench convert suite/background-both/subtask_2_ents/test.jsonl "
-                   "test.tsv --view task-text-only  |  refbench convert test.v4_gold_conll "
-                   "test.jsonlines.gz")
+CONVERT_EXAMPLE = examples(
+    "refbench convert kitmus-suite/background-both/subtask_2_ents/test.jsonl test.tsv --view "
+    "task-text-only  # kitmus-suite: refbench kitmus generate",
+    "refbench convert ../shared/data/kitmus-official/released/background-train/subtask_2_ents/"
+    "full-text/test.v4_gold_conll.gz test.jsonlines.gz")
 
 
 @click.command("convert", context_settings=CONTEXT, epilog=CONVERT_EXAMPLE)
 @click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
-@click.option("--to", default=None, help="conll, jsonlines, tsv or txt (default: from DST).")
-@click.option("--view", default="full-text", show_default=True,
-              help="For native input: full-text, task-text-only, knowledge-text-only.")
+@click.option("--to", default=None, cls=FilledOption, fills=FILLS,
+              help="{targets} (default: from DST).")
+@click.option("--view", default="full-text", show_default=True, cls=FilledOption, fills=FILLS,
+              help="For native input: {views}.")
 def convert_cmd(src: Path, dst: Path, to: str | None, view: str) -> None:
     """Convert SRC (.v4_gold_conll/.conll, .jsonlines or native .jsonl, optionally .gz) into DST:
     CoNLL-2012, e2e-coref jsonlines, GAP TSV (2 entities) or text. Converted gold scores 1.0

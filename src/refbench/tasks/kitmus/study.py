@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from refbench.core.commands import CONTEXT, COUNT, DATA, POSITIVE, split_list
 from refbench.core.errors import UsageError
+from refbench.core.help_text import examples
 from refbench.core.types import ChoiceInstance
 from refbench.formats.conll2012 import parse_conll_text
 from refbench.studyfile.commands import create_options, report_created
@@ -289,10 +290,13 @@ def create_command() -> click.Command:
     """``refbench study create kitmus-validation``."""
 
     @click.command("kitmus-validation", context_settings=CONTEXT, epilog=(
-        "Examples: refbench study create kitmus-validation --data kitmus-suite --n 40 "
-        "--out k.sqlite  |  refbench study create kitmus-validation --data ../shared/data/"
-        "kitmus-official/released/background-train/subtask_2_ents/full-text/"
-        "test.v4_gold_conll.gz --n 20 --annotators 6 --out k.sqlite"))
+        examples(
+            "refbench study create kitmus-validation --data kitmus-suite --n 40 --out "
+            "k.sqlite",
+            "refbench study create kitmus-validation --data "
+            "../shared/data/kitmus-official/released/background-train/subtask_2_ents/"
+            "full-text/test.v4_gold_conll.gz "
+            "--n 20 --annotators 6 --out k2.sqlite")))
     @click.option("--data", type=DATA, multiple=True, required=True,
                   help="A KITMUS suite folder or any choice data file refbench reads "
                        "(repeatable).")

@@ -17,11 +17,13 @@ from refbench.core.commands import (
     print_json,
     transactional,
 )
+from refbench.core.help_text import examples
 from refbench.tasks.capabilities import CommandServices
 
 
-@click.group(context_settings=CONTEXT, epilog="Example: refbench knowref switch "
-             "../shared/data/knowref/knowref_test.json --out test.switched.json")
+@click.group(context_settings=CONTEXT, epilog=examples(
+    "refbench knowref switch ../shared/data/knowref/knowref_test.json --out "
+    "test.switched.json"))
 def knowref() -> None:
     """KnowRef: check files, switch candidates, augment training data, remove gender cues, mine
     corpora."""
@@ -36,8 +38,10 @@ def _report(report: dict, as_json: bool, keys: tuple[str, ...]) -> None:  # type
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench knowref check ../shared/data/knowref/knowref_test.json  |  "
-    "refbench knowref check ../shared/data/knowref/*.tsv ../shared/data/knowref/*.json --json"))
+    examples(
+        "refbench knowref check ../shared/data/knowref/knowref_test.json",
+        "refbench knowref check ../shared/data/knowref/*.tsv "
+        "../shared/data/knowref/*.json --json")))
 @click.argument("files", type=DATA, nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every id).")
 def check(files: tuple[Path, ...], as_json: bool) -> None:
@@ -82,9 +86,11 @@ def check(files: tuple[Path, ...], as_json: bool) -> None:
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench knowref switch ../shared/data/knowref/knowref_test.json --out "
-    "switched.json  |  refbench knowref switch ../shared/data/knowref/test.tsv --out "
-    "switched.tsv --json"))
+    examples(
+        "refbench knowref switch ../shared/data/knowref/knowref_test.json --out "
+        "switched.json",
+        "refbench knowref switch ../shared/data/knowref/test.tsv --out switched.tsv "
+        "--json")))
 @click.argument("src", type=DATA)
 @click.option("--out", type=OUT_FILE, required=True, help="Output in the input's format.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -102,7 +108,8 @@ def switch(src: Path, out: Path, as_json: bool) -> None:
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench knowref augment ../shared/data/knowref/train.tsv --out train.aug.tsv"))
+    examples(
+        "refbench knowref augment ../shared/data/knowref/train.tsv --out train.aug.tsv")))
 @click.argument("train", type=DATA)
 @click.option("--out", type=OUT_FILE, required=True, help="Original + switched, input's format.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -115,7 +122,9 @@ def augment(train: Path, out: Path, as_json: bool) -> None:
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench knowref neutralize mined.jsonl --out labelled.jsonl --seed 0"))
+    examples(
+        "refbench knowref neutralize candidates.jsonl --out labelled.jsonl --seed 0  # "
+        "needs: what refbench knowref mine wrote")))
 @click.argument("src", type=PATH)
 @click.option("--out", type=OUT_FILE, required=True, help="Labelled, neutralised records.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
@@ -131,9 +140,11 @@ def neutralize(src: Path, out: Path, seed: int, as_json: bool) -> None:
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench knowref mine reddit.jsonl.bz2 --out candidates.jsonl --workers 2  |  "
-    "refbench knowref mine wiki.txt.gz --out c.jsonl --engine dask --scheduler "
-    "tcp://127.0.0.1:8786"))
+    examples(
+        "refbench knowref mine reddit.jsonl.bz2 --out candidates.jsonl --workers 2  # "
+        "needs: a corpus (a Reddit dump: JSONL, one comment a line)",
+        "refbench knowref mine wiki.txt.gz --out c.jsonl --engine dask --scheduler "
+        "tcp://127.0.0.1:8786  # needs: a corpus and a running Dask scheduler")))
 @click.argument("inputs", type=DATA, nargs=-1, required=True)
 @click.option("--out", type=OUT_FILE, required=True, help="Candidate records (JSONL).")
 @click.option("--engine", default="local", show_default=True, help="local or dask.")
@@ -171,7 +182,8 @@ def mine(inputs: tuple[Path, ...], out: Path, engine: str, workers: int, schedul
 
 
 @knowref.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench knowref convert ../shared/data/knowref/knowref_test.json test.tsv"))
+    examples(
+        "refbench knowref convert ../shared/data/knowref/knowref_test.json test.tsv")))
 @click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
 def convert(src: Path, dst: Path) -> None:

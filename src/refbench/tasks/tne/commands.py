@@ -20,19 +20,23 @@ from refbench.core.commands import (
     transactional,
 )
 from refbench.core.device import DEVICE_HELP, set_threads
+from refbench.core.help_text import examples
 from refbench.tasks.capabilities import CommandServices
 
 
-@click.group(context_settings=CONTEXT, epilog="Example: refbench tne baseline combined --data "
-             "../shared/data/tne/test.jsonl.gz --out combined.jsonl")
+@click.group(context_settings=CONTEXT, epilog=examples(
+    "refbench tne baseline combined --data ../shared/data/tne/test.jsonl.gz --out "
+    "combined.jsonl"))
 def tne() -> None:
     """TNE (Text-based NP Enrichment): baselines and prediction formats."""
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench tne baseline surface-expand --data ../shared/data/tne/test.jsonl.gz "
-    "--out se.jsonl  |  refbench tne baseline all --data ../shared/data/tne/test.jsonl.gz "
-    "--out baselines/ --json"))
+    examples(
+        "refbench tne baseline surface-expand --data ../shared/data/tne/test.jsonl.gz "
+        "--out se.jsonl",
+        "refbench tne baseline all --data ../shared/data/tne/test.jsonl.gz --out "
+        "baselines/ --json")))
 @click.argument("name")
 @click.option("--data", type=DATA, required=True, help="TNE documents (any release).")
 @click.option("--out", type=OUT_ANY, required=True,
@@ -98,9 +102,11 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench tne stats ../shared/data/tne/test.jsonl.gz  |  refbench tne stats "
-    "../shared/data/tne/train-reconstructed-v1.1.jsonl.gz ../shared/data/tne/dev.jsonl.gz "
-    "../shared/data/tne/test.jsonl.gz ../shared/data/tne/ood.jsonl.gz --total --json"))
+    examples(
+        "refbench tne stats ../shared/data/tne/test.jsonl.gz",
+        "refbench tne stats ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
+        "../shared/data/tne/dev.jsonl.gz ../shared/data/tne/test.jsonl.gz "
+        "../shared/data/tne/ood.jsonl.gz --total --json")))
 @click.argument("files", type=DATA, nargs=-1, required=True)
 @click.option("--total", is_flag=True,
               help="Also all FILES together (Table 3's 'all' column for train+dev+test+OOD; "
@@ -121,9 +127,12 @@ def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench tne convert preds.jsonl board.jsonl --gold test.jsonl.gz --to "
-    "leaderboard  |  refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl "
-    "--gold ../shared/data/tne/dev.jsonl.gz --to leaderboard"))
+    examples(
+        "refbench tne convert se.jsonl board.jsonl --gold "
+        "../shared/data/tne/test.jsonl.gz --to leaderboard  # se.jsonl: refbench tne "
+        "baseline --help",
+        "refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl --gold "
+        "../shared/data/tne/dev.jsonl.gz --to leaderboard")))
 @click.argument("src", type=DATA)
 @click.argument("dst", type=OUT_FILE)
 @click.option("--gold", type=DATA, required=True, help="The documents (NP order and ids).")
@@ -149,8 +158,9 @@ def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench tne chunk \"The roof of the house in the town fell.\"  |  "
-    "refbench tne chunk --file story.txt --json"))
+    examples(
+        "refbench tne chunk \"The roof of the house in the town fell.\"",
+        "refbench tne chunk \"The roof of the house in the town fell.\" --json")))
 @click.argument("text", required=False)
 @click.option("--file", "file", type=PATH, default=None, help="Read the text from a file.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -178,10 +188,17 @@ def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Examples: refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
-    "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne --epochs 4 --threads 1  |  "
-    "(interrupted) the same command with --resume  |  a 500-step slice: --max-steps 500, then "
-    "--resume --max-steps 1000"))
+    examples(
+        "refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
+        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne-look --limit 4 --dev-limit 2 "
+        "--epochs 2 --max-steps 4 --threads 1  # a first look: stops after 4 steps",
+        "refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
+        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne-look --limit 4 --dev-limit 2 "
+        "--epochs 2 --threads 1 --resume  # the rest: a (toy) model in models/tne-look",
+        'refbench tne enrich --model models/tne-look "The roof of the house in the town fell."',
+        "refbench tne train --data ../shared/data/tne/train-reconstructed-v1.1.jsonl.gz "
+        "--dev ../shared/data/tne/dev.jsonl.gz --out models/tne --epochs 4 --threads 1  "
+        "# needs: hours of CPU (add --resume after an interruption)")))
 @click.option("--data", type=DATA, required=True, help="Labelled TNE documents (any release).")
 @click.option("--dev", type=DATA, default=None,
               help="Documents for model selection (default: the last 10% of --data).")
@@ -243,8 +260,10 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench tne predict --model models/tne --data ../shared/data/tne/test.jsonl.gz "
-    "--out pred.jsonl"))
+    examples(
+        "refbench tne predict --model models/tne --data "
+        "../shared/data/tne/test.jsonl.gz --out pred.jsonl  # needs: a trained model "
+        "(refbench tne train --help)")))
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
 @click.option("--data", type=DATA, required=True, help="TNE documents.")
 @click.option("--out", type=OUT_FILE, required=True, help="Predictions (JSONL).")
@@ -270,7 +289,9 @@ def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: b
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
-    "Example: refbench tne enrich --model models/tne \"The roof of the house in the town fell.\""))
+    examples(
+        "refbench tne enrich --model models/tne \"The roof of the house in the town "
+        "fell.\"  # needs: a trained model (refbench tne train --help)")))
 @click.argument("text")
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
 @click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)

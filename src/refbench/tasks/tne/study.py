@@ -21,6 +21,7 @@ import click
 
 from refbench.core.commands import CONTEXT, DATA, POSITIVE
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.help_text import examples
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl
 from refbench.studyfile.commands import create_options, report_created
@@ -250,9 +251,11 @@ def create_command() -> click.Command:
     """``refbench study create tne-annotation``."""
 
     @click.command("tne-annotation", context_settings=CONTEXT, epilog=(
-        "Examples: refbench study create tne-annotation --data ../shared/data/tne/"
-        "dev-v1.1.jsonl.gz --n 10 --out tne.sqlite  |  refbench study create tne-annotation "
-        "--data stories/ --n 5 --out tne.sqlite"))
+        examples(
+            "refbench study create tne-annotation --data "
+            "../shared/data/tne/dev-v1.1.jsonl.gz --n 10 --out tne.sqlite",
+            "refbench study create tne-annotation --data stories/ --n 5 --out "
+            "tne-stories.sqlite  # needs: a folder of .txt stories")))
     @click.option("--data", type=DATA, required=True, help="A TNE file (its NPs), or texts: a .txt "
                   "file, a folder of .txt files, or JSONL with id and text (NPs from the chunker).")
     @click.option("--n", "n", type=POSITIVE, default=10, show_default=True, help="Documents.")

@@ -10,18 +10,21 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, DATA, print_json
+from refbench.core.help_text import examples
 from refbench.tasks.capabilities import CommandServices
 
 
 def commands(services: CommandServices) -> list[click.Command]:
     @click.group("winobias", context_settings=CONTEXT, epilog=(
-        "Example: refbench winobias check ../shared/data/winobias"))
+        examples(
+            "refbench winobias check ../shared/data/winobias")))
     def winobias() -> None:
         """WinoBias: check the release, score CoNLL coreference output."""
 
     @winobias.command("check", context_settings=CONTEXT, epilog=(
-        "Examples: refbench winobias check ../shared/data/winobias  |  "
-        "refbench winobias check ../shared/data/winobias --json"))
+        examples(
+            "refbench winobias check ../shared/data/winobias",
+            "refbench winobias check ../shared/data/winobias --json")))
     @click.argument("folder", type=DATA)
     @click.option("--examples", type=click.IntRange(min=0), default=5, show_default=True,
                   help="Lines quoted per kind of oddity (--json lists them all).")
@@ -48,8 +51,11 @@ def commands(services: CommandServices) -> list[click.Command]:
             raise SystemExit(1)
 
     @winobias.command("score-conll", context_settings=CONTEXT, epilog=(
-        "Example: refbench winobias score-conll --gold ../shared/data/winobias/conll_format/"
-        "test_type1_pro_stereotype.v4_auto_conll --pred system_output.conll"))
+        examples(
+            "refbench winobias score-conll --gold "
+            "../shared/data/winobias/conll_format/test_type1_pro_stereotype.v4_auto_conll "
+            "--pred system_output.conll  # needs: a coreference system's CoNLL output for "
+            "that file")))
     @click.option("--gold", type=DATA, required=True, help="A WinoBias CoNLL file.")
     @click.option("--pred", type=DATA, required=True,
                   help="The system's CoNLL output for the same documents.")

@@ -11,18 +11,21 @@ from pathlib import Path
 import click
 
 from refbench.core.commands import CONTEXT, DATA, OUT_FILE, PATH, print_json
+from refbench.core.help_text import examples
 from refbench.tasks.capabilities import CommandServices
 
 
 def commands(services: CommandServices) -> list[click.Command]:
     @click.group("winogender", context_settings=CONTEXT, epilog=(
-        "Example: refbench winogender check ../shared/data/winogender"))
+        examples(
+            "refbench winogender check ../shared/data/winogender")))
     def winogender() -> None:
         """Winogender: check the release, draw the occupation correlation figure."""
 
     @winogender.command("check", context_settings=CONTEXT, epilog=(
-        "Examples: refbench winogender check ../shared/data/winogender  |  "
-        "refbench winogender check ../shared/data/winogender/all_sentences.tsv --json"))
+        examples(
+            "refbench winogender check ../shared/data/winogender",
+            "refbench winogender check ../shared/data/winogender/all_sentences.tsv --json")))
     @click.argument("path", type=DATA)
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def check(path: Path, as_json: bool) -> None:
@@ -41,7 +44,12 @@ def commands(services: CommandServices) -> list[click.Command]:
             raise SystemExit(1)
 
     @winogender.command("plot", context_settings=CONTEXT, epilog=(
-        "Example: refbench winogender plot runs/wg-first runs/wg-embedding --out wg.png"))
+        examples(
+            "refbench run --model first --data ../shared/data/winogender --out "
+            "runs/wg-first",
+            "refbench run --model embedding --data ../shared/data/winogender --out "
+            "runs/wg-embedding",
+            "refbench winogender plot runs/wg-first runs/wg-embedding --out wg.png")))
     @click.argument("runs", type=PATH, nargs=-1, required=True)
     @click.option("--out", type=OUT_FILE, required=True, help="Figure (.png, .pdf or .svg).")
     def plot(runs: tuple[Path, ...], out: Path) -> None:
