@@ -252,19 +252,24 @@ def record_run(args: argparse.Namespace, out: Path, result: dict[str, Any]) -> s
     model = (f"SmolLM2-135M ranker (llm-loglik, top {args.train_layers} layers"
              if args.train_layers else "SmolLM2-135M ranker (llm-loglik, every parameter")
     model += f", {args.scoring} scoring)"
+    if result.get("best_step") == 0:  # nothing beat the untrained model on dev: it is saved
+        model += "; selected on dev: step 0, the untrained weights"
+    trained = {"steps": result["steps"], "selected_step": "last (--final)" if args.final
+               else result["best_step"]} if "steps" in result else {}
     files = {"pred": save_gz(out / "test" / "predictions.jsonl", args.record,
                              "test.predictions.jsonl.gz")}
     if args.task == "knowref":
         files["switched_pred"] = save_gz(out / "switched" / "predictions.jsonl", args.record,
                                          "switched.predictions.jsonl.gz")
         entry = {"task": "knowref", "gold": "knowref/knowref_test.json", **files,
-                 "model": model,
+                 "model": model, **trained,
                  "expected": {"accuracy": result["test_accuracy"],
                               "switched_accuracy": result["switched_accuracy"],
                               "consistency": result["consistency"]}}
     else:
         where = f"{args.variant}/subtask_{args.entities}_ents/test.jsonl"
         entry = {"task": "kitmus", "gold": f"kitmus-suite/{where}", **files, "model": model,
+                 **trained,
                  "generated": {"variants": args.variant, "entities": str(args.entities),
                                "splits": "test", "formats": "jsonl"},
                  **({"gold_first": args.test_limit} if args.test_limit else {}),

@@ -4,7 +4,7 @@
 # script again after an interruption; finished runs (MODELS/NAME/result.json) are skipped and an
 # interrupted one continues from MODELS/NAME/checkpoint/state.pt.
 #
-#   nohup nice -n 10 scripts/lm_ranker_runs.sh /work/models [full|reduced|reduced-knowref] \
+#   nohup nice -n 10 scripts/lm_ranker_runs.sh /work/models [full|reduced|reduced-knowref|reduced-whole] \
 #       >> /work/models/lm-ranker-runs.log 2>&1 &
 #
 # MODELS (default: models) holds the KITMUS suite (made here with default settings when absent),
@@ -50,6 +50,16 @@ if [ "${2:-full}" = "reduced" ]; then
       --train-layers 4 --eval-every 50 --checkpoint-every 25
   done
   echo "=== reduced runs finished $(date -Is)"
+  exit 0
+fi
+if [ "${2:-full}" = "reduced-whole" ]; then
+  # Is the scoring rule what keeps KITMUS from being learnt? The same reduced run on
+  # background-pretrain, scoring whole texts (the candidate's own tokens count), on half the
+  # training sample.
+  run lm-kitmus-pretrain-2-whole-reduced --task kitmus --suite "$SUITE" \
+    --variant background-pretrain --entities 2 --train-limit 400 --dev-limit 96 \
+    --test-limit 400 --epochs 1 --lr 1e-4 --train-layers 4 --scoring whole --eval-every 25 \
+    --checkpoint-every 25
   exit 0
 fi
 if [ "${2:-full}" = "reduced-knowref" ]; then
