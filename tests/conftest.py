@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+#: two plugin distributions (a model and a benchmark) installed by putting them on the path
+PLUGIN = ROOT / "tests" / "fixtures" / "plugin"
 OFFICIAL = SHARED / "data" / "kitmus-official"
 
 
@@ -72,3 +75,34 @@ def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     BertModel(cfg).save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+@pytest.fixture()
+def plugins_installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The plugin distributions of :data:`PLUGIN` on this process's path, the registries
+    reading entry points afresh."""
+    from refbench.core.registry import MODELS, TASKS
+
+    monkeypatch.syspath_prepend(str(PLUGIN))
+    for reg in (TASKS, MODELS):
+        monkeypatch.setattr(reg, "_plugins", None)
+        monkeypatch.setattr(reg, "shadowed", [])
+    yield
+    for name in [m for m in sys.modules if m.startswith("refbench_plugin_demo")]:
+        del sys.modules[name]
+
+
+def figure_texts(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[str]:
+    """Every text of every figure ``module.save_figure`` saves from now on (the figure is
+    still written): what a reader of the saved image would see."""
+    texts: list[str] = []
+    original = module.save_figure
+
+    def keep(fig: Any, out: Any, **kw: Any) -> None:
+        from matplotlib.text import Text
+
+        texts.extend(t.get_text() for t in fig.findobj(Text))
+        original(fig, out, **kw)
+
+    monkeypatch.setattr(module, "save_figure", keep)
+    return texts

@@ -5,14 +5,10 @@ no help text shows a Click escape as written (``95%%``: Click does not %-format 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
-
-import pytest
 
 from refbench.core.help_text import _HEADER
 from tests.docs.help_tree import command_paths, help_text
-from tests.journey.test_plugins import PLUGIN
 
 
 def _units(text: str) -> list[str]:
@@ -79,22 +75,7 @@ def test_help_texts_that_list_tasks_list_every_task() -> None:
     assert "refbench evaluate" in checked  # the rule is not empty
 
 
-@pytest.fixture()
-def plugin_installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The plugin distributions of tests/fixtures/plugin on the path, the registries reading
-    entry points afresh (as tests/journey/test_plugins.py installs them)."""
-    from refbench.core.registry import MODELS, TASKS
-
-    monkeypatch.syspath_prepend(str(PLUGIN))
-    for reg in (TASKS, MODELS):
-        monkeypatch.setattr(reg, "_plugins", None)
-        monkeypatch.setattr(reg, "shadowed", [])
-    yield
-    for name in [m for m in sys.modules if m.startswith("refbench_plugin_demo")]:
-        del sys.modules[name]
-
-
-def test_a_plugin_task_appears_in_every_list_of_tasks(plugin_installed: None) -> None:
+def test_a_plugin_task_appears_in_every_list_of_tasks(plugins_installed: None) -> None:
     from refbench.tasks.lookup import task_names
 
     assert "plugref" in task_names()

@@ -11,14 +11,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import PLUGIN
 
-PLUGIN = ROOT / "tests" / "fixtures" / "plugin"
 LINES = [
     {"pid": "p1", "sentence": "The cup fell off the table because _ was wobbly.",
      "options": ["the cup", "the table"], "gold": 1, "kind": "home"},
@@ -42,20 +40,6 @@ def data(tmp_path: Path) -> Path:
     path = tmp_path / "plug-test.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in LINES), encoding="utf-8")
     return path
-
-
-@pytest.fixture()
-def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The plugins on this process's path, the registries reading entry points afresh."""
-    from refbench.core.registry import MODELS, TASKS
-
-    monkeypatch.syspath_prepend(str(PLUGIN))
-    for reg in (TASKS, MODELS):
-        monkeypatch.setattr(reg, "_plugins", None)
-        monkeypatch.setattr(reg, "shadowed", [])
-    yield
-    for name in [m for m in sys.modules if m.startswith("refbench_plugin_demo")]:
-        del sys.modules[name]
 
 
 def test_ls_says_where_each_entry_comes_from() -> None:
@@ -110,7 +94,8 @@ def test_a_plugin_benchmark_exports(data: Path, tmp_path: Path) -> None:
     assert doc["label"] == 1 and doc["target"] == " was wobbly."
 
 
-def test_a_plugin_benchmark_in_the_web_app(installed: None, data: Path, tmp_path: Path) -> None:
+def test_a_plugin_benchmark_in_the_web_app(plugins_installed: None, data: Path,
+                                          tmp_path: Path) -> None:
     from refbench.runs.runner import run_model
     from refbench.runs.store import Store
     from refbench.web.app import create_app

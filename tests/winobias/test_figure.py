@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import figure_texts
+
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "winobias"
 # Wilson's 95% interval of 2 of 4, worked by hand: (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) /
 # (1 + z²/n) with p = 0.5, n = 4, z = 1.96: (0.5 + 0.4802 ± 0.6861) / 1.9604.
@@ -87,16 +89,7 @@ def test_report_plot_draws_the_panels(first: dict[str, Any], tmp_path: Path,
     from refbench.report.reporting import draw_plot
     from refbench.tasks.winobias import figure
 
-    texts: list[str] = []
-    original = figure.save_figure  # type: ignore[attr-defined]
-
-    def keep(fig: Any, out: Any, **kw: Any) -> None:
-        from matplotlib.text import Text
-
-        texts.extend(t.get_text() for t in fig.findobj(Text))
-        original(fig, out, **kw)
-
-    monkeypatch.setattr(figure, "save_figure", keep)
+    texts = figure_texts(monkeypatch, figure)
     random = dict(first, system="random", model="random")
     draw_plot([first, random], tmp_path / "wb.png")
     assert (tmp_path / "wb.png").read_bytes()[:4] == b"\x89PNG"

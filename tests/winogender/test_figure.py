@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import figure_texts
+
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "winogender"
 
 
@@ -54,16 +56,7 @@ def test_report_plot_is_the_group_figure(first: dict[str, Any], tmp_path: Path,
     from refbench.report.reporting import draw_plot
     from refbench.tasks.winogender import figure
 
-    texts: list[str] = []
-    original = figure.save_figure  # type: ignore[attr-defined]
-
-    def keep(fig: Any, out: Any, **kw: Any) -> None:
-        from matplotlib.text import Text
-
-        texts.extend(t.get_text() for t in fig.findobj(Text))
-        original(fig, out, **kw)
-
-    monkeypatch.setattr(figure, "save_figure", keep)
+    texts = figure_texts(monkeypatch, figure)
     draw_plot([first, dict(first, system="random")], tmp_path / "wg.svg")
     assert (tmp_path / "wg.svg").read_text().lstrip().startswith("<?xml")
     for want in ("male", "female", "neutral", "not gotcha", "gotcha", "Diff", "first",

@@ -163,13 +163,12 @@ def _filled(text: str | None, fills: Mapping[str, Fill]) -> str | None:
     return text
 
 
-class FilledOption(click.Option):
-    """An option whose help has ``{field}``s, each the text ``fills[field]()`` returns when the
-    help is shown (``cls=FilledOption, fills={...}``)."""
+class _FilledHelp:
+    """A help text with ``{field}``s, each the text ``fills[field]()`` returns when the help is
+    shown: the template is kept, the fills run at every read."""
 
-    def __init__(self, *args: Any, fills: Mapping[str, Fill], **kwargs: Any) -> None:
-        self.fills = dict(fills)
-        super().__init__(*args, **kwargs)
+    fills: dict[str, Fill]
+    _template: str | None
 
     @property
     def help(self) -> str | None:
@@ -180,20 +179,20 @@ class FilledOption(click.Option):
         self._template = value
 
 
-class FilledCommand(click.Command):
+class FilledOption(_FilledHelp, click.Option):
+    """An option whose help has ``{field}``s (``cls=FilledOption, fills={...}``)."""
+
+    def __init__(self, *args: Any, fills: Mapping[str, Fill], **kwargs: Any) -> None:
+        self.fills = dict(fills)
+        super().__init__(*args, **kwargs)
+
+
+class FilledCommand(_FilledHelp, click.Command):
     """A command whose help (its docstring) has ``{field}``s, as :class:`FilledOption`."""
 
     def __init__(self, *args: Any, fills: Mapping[str, Fill], **kwargs: Any) -> None:
         self.fills = dict(fills)
         super().__init__(*args, **kwargs)
-
-    @property
-    def help(self) -> str | None:
-        return _filled(self._template, self.fills)
-
-    @help.setter
-    def help(self, value: str | None) -> None:
-        self._template = value
 
 
 __all__ = ["NEEDS", "Example", "FilledCommand", "FilledOption", "examples", "or_list",
