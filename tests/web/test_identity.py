@@ -212,6 +212,9 @@ def test_an_unreadable_prediction_file_is_listed_not_dropped(tmp_path: Path) -> 
     assert [s.label for s in cat.systems(ds)] == ["good"]
     home = app.test_client().get("/").get_data(as_text=True)
     assert "cut.jsonl" in home and "not attached to any dataset" in home
+    (preds / "cut.jsonl").write_text(text + "\n")  # mended: attached, no longer listed
+    assert len(cat.systems(ds)) == 2
+    assert "cut.jsonl" not in app.test_client().get("/").get_data(as_text=True)
 
 
 def test_bias_benchmarks_are_first_class(tmp_path: Path) -> None:

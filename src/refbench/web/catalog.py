@@ -131,6 +131,7 @@ class Catalog:
         if key not in self._ids:
             try:
                 self._ids[key] = ds.task.documents.document_ids(path)
+                self.prediction_problems.pop(str(path), None)  # mended since it was listed
             except RefbenchError as exc:
                 self._ids[key] = frozenset()
                 self.prediction_problems[str(path)] = \
