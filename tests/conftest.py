@@ -32,9 +32,12 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_results_store(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Runs in tests record into a store of their own, never the checkout's .refbench/."""
+    """Runs in tests record into a store of their own, never the checkout's .refbench/, and
+    cache into a folder of their own, never the user's cache."""
     if "REFBENCH_STORE" not in os.environ:
         os.environ["REFBENCH_STORE"] = str(tmp_path_factory.mktemp("store") / "results.sqlite")
+    if "REFBENCH_CACHE_DIR" not in os.environ:  # parsed files and web indexes: the run's own
+        os.environ["REFBENCH_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
 
 
 def release_app(root: Path, folder: Path, models: tuple[str, ...] = ("first", "random")) -> Any:

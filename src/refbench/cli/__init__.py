@@ -27,7 +27,39 @@ from refbench.core.commands import CONTEXT, run_guarded, set_release_resolver
 from refbench.core.help_text import examples
 
 
-@click.group(context_settings=CONTEXT, epilog=examples(
+class _Commands(click.Group):
+    """The ``refbench`` group: refbench's own commands are found without loading any task; the
+    tasks' commands (each task's module imported) only when a name is not one of refbench's
+    own, or when the whole list is asked for (``--help``, the docs). ``refbench evaluate`` and
+    ``refbench report`` so start without importing every task."""
+
+    _tasks_added = False
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        if not self._tasks_added:
+            self._tasks_added = True
+            _task_commands(self._own)
+        return self._own
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._own = value
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        self._own[name] = cmd
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = self._own.get(cmd_name) or self.commands.get(cmd_name)
+        if command is serve_cli.serve:
+            serve_cli.add_demo_options()
+        return command
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT, epilog=examples(
     "refbench ls",
     "refbench kitmus generate --sizes 40  # a small suite in kitmus-suite/ (full sizes: minutes)",
     "refbench run --model knowledge-match --data kitmus-suite --out runs/km",
@@ -51,7 +83,7 @@ app.add_command(llm_cli.llm)
 set_release_resolver(data_cli.resolve_reference)  # --data NAME[:SPLIT] in every command
 
 
-def _task_commands() -> None:
+def _task_commands(commands: dict[str, click.Command]) -> None:
     """Every task's own commands (its commands capability), in registry order; a name that is
     already a command is left to the command that has it."""
     from refbench.cli.services import CliServices
@@ -61,14 +93,10 @@ def _task_commands() -> None:
     for task in tasks_with("commands"):
         assert task.commands is not None
         for command in task.commands.build(services):
-            if command.name in app.commands:
+            if command.name in commands:
                 warn_once(f"task {task.name}: command {command.name!r} is taken; not added")
-            else:
-                app.add_command(command)
-
-
-_task_commands()
-serve_cli.add_demo_options()
+            elif command.name is not None:
+                commands[command.name] = command
 
 
 def main() -> None:

@@ -77,9 +77,13 @@ def _demo_tasks() -> dict[str, str]:
 
 
 def add_demo_options() -> None:
-    """One ``--<model_option>`` per task demo that takes a model (the tasks say which)."""
+    """One ``--<model_option>`` per task demo that takes a model (the tasks say which); once
+    (the first time ``serve`` is looked up, so other commands load no task for it)."""
     from refbench.tasks.lookup import tasks_with
 
+    if getattr(serve, "_demo_options", False):
+        return
+    serve._demo_options = True  # type: ignore[attr-defined]
     for t in tasks_with("demo"):
         if t.demo is not None and t.demo.model_option:
             serve.params.append(click.Option([f"--{t.demo.model_option}", _param(t.name)],

@@ -57,6 +57,10 @@ class JsonlinesDocument:
 
 
 def _clusters(rec: Record, key: str, n_words: int) -> list[list[Span]]:
+    raw = rec.obj.get(key)
+    fast = _plain_spans(raw, n_words)
+    if fast is not None:
+        return fast
     out = []
     for c, cluster in enumerate(rec.items(key)):
         spans = []
@@ -72,16 +76,50 @@ def _clusters(rec: Record, key: str, n_words: int) -> list[list[Span]]:
     return out
 
 
+def _plain_spans(raw: Any, n_words: int) -> list[list[Span]] | None:
+    """Clusters that are lists of ``[start, end]`` integer pairs inside the document, read
+    without per-field checks (most files); None for anything else, which the checks then
+    read and report."""
+    if type(raw) is not list:
+        return None
+    out: list[list[Span]] = []
+    for cluster in raw:
+        if type(cluster) is not list:
+            return None
+        spans: list[Span] = []
+        for span in cluster:
+            if type(span) is not list or len(span) != 2:
+                return None
+            a, b = span
+            if type(a) is not int or type(b) is not int or not 0 <= a <= b < n_words:
+                return None
+            spans.append((a, b))
+        out.append(spans)
+    return out
+
+
+def _plain_sentences(raw: Any) -> list[list[str]] | None:
+    """Sentences that are lists of strings (most files), read without per-token checks."""
+    if type(raw) is not list:
+        return None
+    for sent in raw:
+        if type(sent) is not list or not all(type(w) is str for w in sent):
+            return None
+    return [list(s) for s in raw]
+
+
 def jsonlines_document(obj: Any, *, path: Path | str, line: int) -> JsonlinesDocument:
     """One line, its shape checked: doc_key, sentences of string tokens, clusters of
     [start, end] spans inside the document."""
     rec = Record(obj, Where(path, line))
     rec = Record(obj, Where(path, line, rec.text("doc_key")))
-    sentences = [check_list(s, f"sentences[{i}]", rec.where)
-                 for i, s in enumerate(rec.items("sentences"))]
-    for i, sent in enumerate(sentences):
-        for j, w in enumerate(sent):
-            check_str(w, f"sentences[{i}][{j}]", rec.where)
+    sentences = _plain_sentences(obj.get("sentences"))
+    if sentences is None:
+        sentences = [check_list(s, f"sentences[{i}]", rec.where)
+                     for i, s in enumerate(rec.items("sentences"))]
+        for i, sent in enumerate(sentences):
+            for j, w in enumerate(sent):
+                check_str(w, f"sentences[{i}][{j}]", rec.where)
     n_words = sum(len(s) for s in sentences)
     clusters = _clusters(rec, "clusters", n_words) if rec.has("clusters") else []
     predicted = _clusters(rec, "predicted_clusters", n_words) \

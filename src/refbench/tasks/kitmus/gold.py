@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
+from refbench.core.cache import code_stamp, load_parsed, save_parsed
 from refbench.core.errors import RefbenchError
 from refbench.core.inputs import format_name
 from refbench.core.invalid import InvalidInstances, parse_each, reject
@@ -134,8 +136,42 @@ def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None
               ) -> Iterator[GoldItem]:
     """Gold items from CoNLL-2012, e2e ``.jsonlines`` (gold ``clusters``), native JSONL or GAP
     TSV, plain or gzipped. ``on_invalid`` (``--skip-invalid``): skip and record malformed
-    instances."""
+    instances.
+
+    A token-level gold file read whole without errors is kept parsed in refbench's cache
+    folder (:mod:`refbench.core.cache`), keyed by its content: scoring against it again skips
+    the parse (most of ``refbench evaluate``'s time on a CoNLL file)."""
     p = Path(path)
+    if on_invalid is not None or not format_name(p).endswith(
+            (".v4_gold_conll", ".conll", "_conll", ".jsonlines")):
+        yield from _read_gold(p, on_invalid=on_invalid)
+        return
+    stamp = code_stamp(__name__, "refbench.formats.conll2012", "refbench.formats.e2e_jsonlines",
+                       "refbench.tasks.kitmus.structure")
+    rows = load_parsed("kitmus-gold", p, stamp)
+    if isinstance(rows, list):
+        yield from (_from_row(r) for r in rows)
+        return
+    items = list(_read_gold(p, on_invalid=None))
+    save_parsed("kitmus-gold", p, stamp, [_to_row(g) for g in items])
+    yield from items
+
+
+def _to_row(g: GoldItem) -> list[Any]:
+    return [g.key, g.doc_id, g.pronoun_form, g.pronoun_span,
+            [[c.name, c.span, c.offset] for c in g.candidates], g.answer, g.words]
+
+
+def _from_row(r: list[Any]) -> GoldItem:
+    def span(s: list[int] | None) -> Span | None:
+        return None if s is None else (s[0], s[1])
+
+    return GoldItem(r[0], r[1], r[2], span(r[3]),
+                    tuple(Candidate(c[0], span(c[1]), c[2]) for c in r[4]), r[5],
+                    None if r[6] is None else tuple(r[6]))
+
+
+def _read_gold(p: Path, *, on_invalid: InvalidInstances | None) -> Iterator[GoldItem]:
     name = format_name(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
         yield from parse_each(((d.doc_id, d) for d in read_conll(p, on_invalid=on_invalid)),

@@ -1,0 +1,77 @@
+"""refbench's cache folder, and parsed files kept there keyed by their content.
+
+The folder is ``$REFBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/refbench``, else
+``~/.cache/refbench``. Everything in it can be deleted at any time: it is rebuilt on use.
+
+A parsed file is stored as JSON under the sha256 of the file's bytes, the kind of parse, and a
+stamp of refbench's version and of the code that parses it (each module's size and time), so
+an edited reader never returns an old parse. Scoring many prediction files against one gold
+file then reads the gold once. Nothing is ever executed from the cache; an entry that cannot
+be read is parsed again, and a cache folder that cannot be written is no error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+CACHE_FORMAT = 1
+
+
+def cache_dir() -> Path:
+    """``$REFBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/refbench``, else ``~/.cache/refbench``."""
+    explicit = os.environ.get("REFBENCH_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "refbench"
+
+
+def code_stamp(*modules: str) -> str:
+    """A short stamp of refbench's version and of the named modules' source files (size and
+    modification time): it changes whenever one of them is edited."""
+    from refbench import __version__
+
+    h = hashlib.sha256(f"{CACHE_FORMAT}|{__version__}".encode())
+    for name in modules:
+        module = sys.modules.get(name)
+        source = getattr(module, "__file__", None)
+        if source is None:
+            h.update(f"|{name}:?".encode())
+            continue
+        st = os.stat(source)
+        h.update(f"|{name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+def _entry(kind: str, path: Path, stamp: str) -> Path:
+    from refbench.core.io import sha256_file
+
+    return cache_dir() / "parsed" / kind / f"{sha256_file(path)}-{stamp}.json"
+
+
+def load_parsed(kind: str, path: Path, stamp: str) -> Any | None:
+    """The parse of ``path`` kept under ``kind`` and ``stamp``; None when there is none."""
+    try:
+        entry = _entry(kind, path, stamp)
+        with open(entry, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def save_parsed(kind: str, path: Path, stamp: str, value: Any) -> None:
+    """Keep the parse of ``path`` (JSON-able); written whole or not at all."""
+    try:
+        entry = _entry(kind, path, stamp)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(value, fh, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, entry)
+    except OSError:
+        return
