@@ -29,7 +29,8 @@ EXAMPLE = (
 @click.option("--store", type=PATH, default=None,
               help="Results store (default: refbench's default store).")
 @click.option("--index-dir", type=PATH, default=None,
-              help="Where the search index is kept (default: web-index/ beside the store).")
+              help="Where the search index is kept (default: web-index/ in refbench's cache "
+                   "folder, $REFBENCH_CACHE_DIR or $XDG_CACHE_HOME/refbench).")
 @click.option("--study", "studies", multiple=True, type=PATH,
               help="A study file (refbench study create) to mount under /study/; repeatable. "
                    "Its annotator and admin links are printed.")
@@ -42,7 +43,8 @@ EXAMPLE = (
               help="With --study on a non-loopback --host, serve the data and runs too (by "
                    "default annotators reach only the study).")
 @click.option("--port", type=int, default=8000, show_default=True)
-@click.option("--no-warm", is_flag=True, help="Index datasets on first visit, not at start.")
+@click.option("--no-warm", is_flag=True,
+              help="Index datasets on first visit, not in the background from the start.")
 def serve(data: tuple[Path, ...], run_dirs: tuple[Path, ...], store: Path | None,
           index_dir: Path | None, studies: tuple[Path, ...], host: str,
           trusted_hosts: tuple[str, ...], expose_data: bool, port: int, no_warm: bool,

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +49,50 @@ def code_stamp(*modules: str) -> str:
     return h.hexdigest()[:16]
 
 
-def _entry(kind: str, path: Path, stamp: str) -> Path:
+_SHAS: dict[str, str] | None = None
+_SHAS_LOCK = threading.Lock()
+
+
+def remembered_sha256(path: Path) -> str:
+    """A file's sha256, remembered in the cache folder by its place, size and modification
+    time (``sha256.json``), so the same unchanged files are not read again at each start."""
     from refbench.core.io import sha256_file
 
-    return cache_dir() / "parsed" / kind / f"{sha256_file(path)}-{stamp}.json"
+    global _SHAS
+    st = path.stat()
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    memo = cache_dir() / "sha256.json"
+    with _SHAS_LOCK:
+        if _SHAS is None:
+            try:
+                loaded = json.loads(memo.read_text(encoding="utf-8"))
+                _SHAS = {str(k): str(v) for k, v in loaded.items()} \
+                    if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                _SHAS = {}
+        if key in _SHAS:
+            return _SHAS[key]
+    digest = sha256_file(path)
+    with _SHAS_LOCK:
+        _SHAS[key] = digest
+        _write_json(memo, _SHAS)
+    return digest
+
+
+def _write_json(target: Path, value: Any) -> None:
+    """Write ``value`` whole or not at all; a folder that cannot be written is no error."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(value, fh, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, target)
+    except OSError:
+        return
+
+
+def _entry(kind: str, path: Path, stamp: str) -> Path:
+    return cache_dir() / "parsed" / kind / f"{remembered_sha256(path)}-{stamp}.json"
 
 
 def load_parsed(kind: str, path: Path, stamp: str) -> Any | None:
@@ -68,10 +109,6 @@ def save_parsed(kind: str, path: Path, stamp: str, value: Any) -> None:
     """Keep the parse of ``path`` (JSON-able); written whole or not at all."""
     try:
         entry = _entry(kind, path, stamp)
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(value, fh, ensure_ascii=False, separators=(",", ":"))
-        os.replace(tmp, entry)
     except OSError:
         return
+    _write_json(entry, value)

@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException
 from refbench.core.errors import RefbenchError
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN, Enricher
-from refbench.web import guard
+from refbench.web import guard, warm
 from refbench.web.catalog import Catalog, ServeConfig
 from refbench.web.query import BadQuery, budget_exceeded
 
@@ -55,6 +55,7 @@ def create_app(config: ServeConfig, *,
     app.config["DEMO_MODELS"] = dict(config.demo_models)
     app.config["ENRICHERS"] = dict(enrichers or {})
     install(app)
+    warm.install(app)  # "indexing, N%" while the background indexer runs
     app.jinja_env.globals["search_fields"] = _search_fields
     app.jinja_env.globals["demos"] = [d for _, d in views_demo.demos()]
     for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_charts.bp,

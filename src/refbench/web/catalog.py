@@ -31,13 +31,15 @@ class ServeConfig:
     data: list[Path] = field(default_factory=list)
     run_dirs: list[Path] = field(default_factory=list)
     store: Path = Path("results.sqlite")
-    index_dir: Path | None = None  # default: web-index/ beside the store
+    index_dir: Path | None = None  # default: web-index/ in refbench's cache folder
     # The model folder of each task's demo page (``serve --<demo.model_option>``), by task.
     demo_models: dict[str, Path] = field(default_factory=dict)
 
     @property
     def index_folder(self) -> Path:
-        return self.index_dir or self.store.parent / "web-index"
+        from refbench.core.cache import cache_dir
+
+        return self.index_dir or cache_dir() / "web-index"
 
 
 class Catalog:

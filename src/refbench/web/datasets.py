@@ -72,13 +72,14 @@ _SHAS: dict[tuple[str, int, int], str] = {}
 
 
 def content_sha256(path: Path) -> str:
-    """A file's sha256, computed once per process while its size and time are unchanged."""
-    from refbench.core.io import sha256_file
+    """A file's sha256, computed once while its size and time are unchanged (remembered in
+    the cache folder across starts: :func:`refbench.core.cache.remembered_sha256`)."""
+    from refbench.core.cache import remembered_sha256
 
     st = path.stat()
     key = (str(path), st.st_size, st.st_mtime_ns)
     if key not in _SHAS:
-        _SHAS[key] = sha256_file(path)
+        _SHAS[key] = remembered_sha256(path)
     return _SHAS[key]
 
 

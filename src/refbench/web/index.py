@@ -3,13 +3,17 @@ as indexed columns, and each instance's payload; built once, reused while the da
 
 Why SQLite: a 100,000-instance suite must open in well under a second without loading it, and
 search, slice filters, counts and keyset pagination are all single indexed queries. The index
-lives in ``web-index/`` beside the results store. A file is written under a temporary name and
-renamed when complete, so an interrupted build never leaves a half-index that looks finished;
-its signature (format version, every data file's size and modification time) decides reuse.
+lives in refbench's cache folder (``web-index/``; :mod:`refbench.core.cache`), named by its
+content key (format and reader versions, every data file's sha256): the same data served from
+anywhere reuses it, and only a dataset whose files changed is indexed again. A file is
+written under a temporary name and renamed when complete, so an interrupted build never leaves
+a half-index that looks finished.
 
-When ``refbench serve`` starts (before it serves, so before any thread exists) large suites are
-read by several forked processes at once, one data file each with a bounded number of files in
-flight; an index built on first visit inside the server is read in-process. Either way a single
+``refbench serve`` builds the indexes in a background thread (:mod:`refbench.web.warm`) while
+it already answers, the files read by a pool of worker processes (started by a fork server,
+so no threaded process is forked), one data file each with a bounded number of files in
+flight; an index built before any thread exists may use forked readers; one built on first
+visit without the background builder (``--no-warm``) is read in-process. Either way a single
 writer inserts in batches, so memory stays bounded whatever the size.
 """
 
@@ -21,8 +25,8 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,7 @@ from tqdm import tqdm
 
 from refbench.tasks.capabilities import WebView
 from refbench.tasks.lookup import get_task
-from refbench.web.datasets import Dataset
+from refbench.web.datasets import Dataset, content_sha256
 from refbench.web.records import Problem, Record, file_records, view_of
 from refbench.web.records import facet_names as facet_names
 
@@ -54,6 +58,21 @@ def pack(obj: Any) -> bytes:
 
 def unpack(blob: bytes) -> Any:
     return json.loads(zlib.decompress(blob))
+
+
+def content_key(ds: Dataset) -> str:
+    """What an index is keyed by: the format and reader versions, and each file's name in the
+    dataset and sha256 (:func:`~refbench.web.datasets.content_sha256`, remembered across
+    starts by size and time), so the same data anywhere shares one index, and a change to any
+    file makes a new one."""
+    from refbench import __version__
+
+    h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task.name}|"
+                       f"{ds.task.version}".encode())
+    for f in ds.files:
+        name = f.relative_to(ds.path) if ds.is_folder and ds.path in f.parents else f.name
+        h.update(f"|{name}|{content_sha256(f)}".encode())
+    return h.hexdigest()[:32]
 
 
 def signature(ds: Dataset) -> str:
@@ -90,26 +109,39 @@ def _row(view: WebView, names: list[str], texts: list[str], rec: Record) -> Row:
             *(rec.fields.get(t, "") for t in texts), pack(rec.payload))
 
 
-def _file_rows(ds: Dataset, workers: int) -> Iterator[tuple[Path, tuple[list[Row], list[str]]]]:
+def _file_rows(ds: Dataset, workers: int, pool: Executor | None = None
+               ) -> Iterator[tuple[Path, tuple[list[Row], list[str]]]]:
     """Rows per file in dataset order; with ``workers`` > 1, several files at once in forked
-    processes (only safe before the process starts threads: see the module docstring)."""
+    processes (only safe before the process starts threads: see the module docstring); with
+    ``pool`` (the background indexer's, whose processes do not fork a threaded server), in
+    its processes."""
+    if pool is not None:
+        yield from _pooled(ds, pool, max(2, workers))
+        return
     if workers <= 1 or len(ds.files) < 3:
         for f in ds.files:
             yield f, _rows(ds.kind, ds.task.name, str(f))
         return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as own:
+        yield from _pooled(ds, own, workers)
+
+
+def _pooled(ds: Dataset, pool: Executor, workers: int
+            ) -> Iterator[tuple[Path, tuple[list[Row], list[str]]]]:
+    """Rows per file in dataset order, read in ``pool`` with at most 2 x ``workers`` files in
+    flight (bounded memory)."""
     pending: list[tuple[Path, Future[tuple[list[Row], list[str]]]]] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-        files = iter(ds.files)
-        for f in files:
-            pending.append((f, pool.submit(_rows, ds.kind, ds.task.name, str(f))))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            f, fut = pending.pop(0)
-            nxt = next(files, None)
-            if nxt is not None:
-                pending.append((nxt, pool.submit(_rows, ds.kind, ds.task.name, str(nxt))))
-            yield f, fut.result()
+    files = iter(ds.files)
+    for f in files:
+        pending.append((f, pool.submit(_rows, ds.kind, ds.task.name, str(f))))
+        if len(pending) >= 2 * workers:
+            break
+    while pending:
+        f, fut = pending.pop(0)
+        nxt = next(files, None)
+        if nxt is not None:
+            pending.append((nxt, pool.submit(_rows, ds.kind, ds.task.name, str(nxt))))
+        yield f, fut.result()
 
 
 SCHEMA = """
@@ -135,8 +167,11 @@ def default_workers() -> int:
     return max(1, min(4, (os.cpu_count() or 1)))
 
 
-def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: int = 1) -> int:
-    """Write the index of ``ds`` to ``target`` (atomically); returns the number of instances."""
+def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: int = 1,
+                pool: Executor | None = None, on_file: Callable[[Path], None] | None = None
+                ) -> int:
+    """Write the index of ``ds`` to ``target`` (atomically); returns the number of instances.
+    ``pool``: read the files in its processes; ``on_file``: called with each file read."""
     names, texts = facet_names(ds.view), text_field_names(ds.view)
     n_items = 5 + len(names)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -158,7 +193,9 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         marks = ", ".join("?" * (6 + len(names)))
         n = 0
         with tqdm(desc=f"indexing {ds.label}", unit="inst", disable=not progress) as bar:
-            for f, (rows, problems) in _file_rows(ds, workers):
+            for f, (rows, problems) in _file_rows(ds, workers, pool):
+                if on_file is not None:
+                    on_file(f)
                 db.executemany("INSERT INTO problems VALUES (?, ?)",
                                [(str(f), p) for p in problems])
                 for i in range(0, len(rows), BATCH):
@@ -178,8 +215,9 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
         db.execute("CREATE INDEX items_iid ON items (iid)")
         for name in names:
             db.execute(f"CREATE INDEX items_f_{name} ON items (f_{name})")
-        meta = {"signature": signature(ds), "n": str(n), "task": ds.task.name, "kind": ds.kind,
-                "path": str(ds.path), "facets": json.dumps(names),
+        meta = {"signature": signature(ds), "key": content_key(ds), "n": str(n),
+                "task": ds.task.name, "kind": ds.kind, "path": str(ds.path),
+                "facets": json.dumps(names),
                 "text_fields": json.dumps(texts)}
         db.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
         db.commit()
@@ -193,17 +231,31 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
     return n
 
 
+class StillIndexing(Exception):
+    """The dataset's index is being built in the background (``serve`` answers "indexing,
+    N%" until it is there)."""
+
+    def __init__(self, percent: int) -> None:
+        super().__init__(f"indexing, {percent}%")
+        self.percent = percent
+
+
 class IndexFolder:
-    """The per-dataset index files beside the results store; builds each at most once at a
-    time (a lock per dataset), and reuses it while its signature holds."""
+    """The per-dataset index files in refbench's cache folder, named by their content
+    (:func:`content_key`); builds each at most once at a time (a lock per dataset), and
+    reuses it while the data is unchanged. With a ``background`` builder (``serve``), a
+    request for an index not built yet raises :class:`StillIndexing` instead of building it
+    in the request (the builder is told to do that one next)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self.background: Any = None  # refbench.web.warm.Warmer while it runs
 
     def path_for(self, ds: Dataset) -> Path:
-        return self.folder / f"{ds.key}.sqlite"
+        slug = ds.key.rsplit("-", 1)[0]
+        return self.folder / f"{slug}-{content_key(ds)}.sqlite"
 
     def _lock(self, key: str) -> threading.Lock:
         with self._guard:
@@ -215,17 +267,39 @@ class IndexFolder:
             return False
         try:
             with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-                row = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+                row = db.execute("SELECT value FROM meta WHERE key = 'key'").fetchone()
         except sqlite3.Error:
             return False
-        return row is not None and row[0] == signature(ds)
+        return row is not None and row[0] == path.stem.rsplit("-", 1)[1]
 
-    def ensure(self, ds: Dataset, *, progress: bool = False, workers: int = 1) -> Path:
+    def ensure(self, ds: Dataset, *, progress: bool = False, workers: int = 1,
+               pool: Executor | None = None, on_file: Callable[[Path], None] | None = None,
+               ) -> Path:
         path = self.path_for(ds)
+        background = self.background
+        if background is not None and not background.is_builder() and not self.is_current(ds):
+            raise StillIndexing(background.wants(ds))
         with self._lock(ds.key):
             if not self.is_current(ds):
-                build_index(ds, path, progress=progress, workers=workers)
+                build_index(ds, path, progress=progress, workers=workers, pool=pool,
+                            on_file=on_file)
+                self._prune(ds, path)
         return path
+
+    def _prune(self, ds: Dataset, keep: Path) -> None:
+        """Remove this dataset's former indexes (same name and place, older data)."""
+        for old in self.folder.glob(f"{keep.stem.rsplit('-', 1)[0]}-*.sqlite"):
+            if old == keep:
+                continue
+            try:
+                with sqlite3.connect(f"file:{old}?mode=ro", uri=True) as db:
+                    row = db.execute("SELECT value FROM meta WHERE key = 'path'").fetchone()
+                if row is not None and row[0] == str(ds.path):
+                    old.unlink(missing_ok=True)
+                    for extra in ("-wal", "-shm"):
+                        old.with_name(old.name + extra).unlink(missing_ok=True)
+            except (sqlite3.Error, OSError):
+                continue
 
     def connect(self, ds: Dataset) -> sqlite3.Connection:
         db = sqlite3.connect(self.ensure(ds), timeout=30, check_same_thread=False)

@@ -1,5 +1,5 @@
-"""Starting the app: index the data (with progress), load every system's predictions, then
-serve on loopback unless told otherwise.
+"""Starting the app: serve at once on loopback unless told otherwise, while the data is
+indexed and every system's predictions loaded in the background (:mod:`refbench.web.warm`).
 
 On a non-loopback ``--host`` with ``--study``, only the studies are served (annotators must not
 reach every run in the store) unless ``--expose-data`` is given. Either way the app answers
@@ -120,8 +120,14 @@ def data_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
     catalog = Catalog(config)
     for path, why in catalog.skipped:
         print(f"not shown: {path}: {why}", file=sys.stderr)  # at start: files, not data
-    if warm:
-        prepare(catalog)
     print(f"refbench serve: {len(catalog.datasets)} dataset(s), {len(catalog.runs())} run(s)",
           file=sys.stderr)
-    return create_app(config, catalog=catalog, extra_blueprints=mounted, hosts=hosts)
+    app = create_app(config, catalog=catalog, extra_blueprints=mounted, hosts=hosts)
+    config.index_folder.mkdir(parents=True, exist_ok=True)
+    if warm:  # indexed in the background: the app answers at once (refbench.web.warm)
+        from refbench.web.index import default_workers
+        from refbench.web.warm import Warmer
+
+        Warmer(catalog, workers=default_workers()).start()
+        print("indexing in the background (progress on the home page)", file=sys.stderr)
+    return app

@@ -1,0 +1,171 @@
+"""Building the app's indexes in the background while it already answers (``refbench serve``).
+
+The server starts and its home page answers within seconds whatever the data: a
+:class:`Warmer` thread indexes every dataset whose index is not in the cache folder yet (and
+loads every system's predictions into it), one dataset at a time, the files read by a pool of
+worker processes. Meanwhile a page that needs an index not built yet answers "indexing, N%"
+(503 with ``Retry-After``, refreshed by the browser) and that dataset is indexed next; the
+home page shows each dataset's state. N is the share of the bytes to index that are read.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from concurrent.futures import Executor, ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, current_app, render_template, request
+
+from refbench.core.errors import RefbenchError
+from refbench.web.catalog import Catalog
+from refbench.web.datasets import Dataset
+from refbench.web.index import StillIndexing
+
+LOG = logging.getLogger(__name__)
+RETRY_S = 2
+
+
+def _size(ds: Dataset) -> int:
+    total = 0
+    for f in ds.files:
+        try:
+            total += f.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+class Warmer:
+    """Indexes the catalog's datasets in a daemon thread, the one a request asks for first."""
+
+    def __init__(self, catalog: Catalog, *, workers: int = 1) -> None:
+        self.catalog = catalog
+        self.workers = workers
+        self._lock = threading.Lock()
+        self._order = list(catalog.datasets)
+        self._sizes = {k: _size(ds) for k, ds in catalog.datasets.items()}
+        self._done_bytes = 0
+        self._total_bytes = sum(self._sizes.values())
+        self.current: str | None = None
+        self.finished = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="refbench-index", daemon=True)
+
+    def start(self) -> Warmer:
+        """Start on the queue (every dataset; returns at once: the indexes' sha256 checks and
+        builds happen in the thread)."""
+        self.catalog.index.background = self
+        self._thread.start()
+        return self
+
+    def is_builder(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def percent(self) -> int:
+        with self._lock:
+            if self._total_bytes <= 0:
+                return 0
+            return min(99, int(100 * self._done_bytes / self._total_bytes))
+
+    def wants(self, ds: Dataset) -> int:
+        """A request needs ``ds``: index it next; the progress so far."""
+        with self._lock:
+            if ds.key in self._order:
+                self._order.remove(ds.key)
+                self._order.insert(0, ds.key)
+        return self.percent()
+
+    def state(self, ds: Dataset) -> str:
+        """What the home page says of a dataset without an index yet."""
+        if ds.key == self.current:
+            return f"indexing, {self.percent()}%"
+        return "queued for indexing"
+
+    def _file_done(self, f: Path) -> None:
+        try:
+            size = f.stat().st_size
+        except OSError:
+            return
+        with self._lock:
+            self._done_bytes += size
+
+    def _next(self) -> str | None:
+        with self._lock:
+            self.current = self._order.pop(0) if self._order else None
+            return self.current
+
+    def _run(self) -> None:
+        pool: Executor | None = None
+        try:
+            while (key := self._next()) is not None:
+                ds = self.catalog.datasets.get(key)
+                if ds is None:
+                    continue
+                if not self.catalog.index.is_current(ds) and pool is None \
+                        and self.workers > 1:
+                    pool = ProcessPoolExecutor(max_workers=self.workers,
+                                               mp_context=get_context("forkserver"))
+                self._warm(ds, pool)
+                with self._lock:  # an index found current counts as read
+                    self._done_bytes = max(self._done_bytes, sum(
+                        self._sizes.get(k, 0) for k in self._sizes
+                        if k not in self._order and k != self.current))
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+            with self._lock:
+                self.current = None
+            self.catalog.index.background = None
+            self.finished.set()
+
+    def _warm(self, ds: Dataset, pool: Executor | None) -> None:
+        from refbench.web.predictions import ensure_system
+
+        counted = self._done_bytes
+        try:
+            self.catalog.index.ensure(ds, workers=self.workers, pool=pool,
+                                      on_file=self._file_done)
+        except RefbenchError as exc:  # a file its reader rejects: not shown, not fatal
+            self.catalog.datasets = {k: v for k, v in self.catalog.datasets.items()
+                                     if k != ds.key}
+            self.catalog.skipped.append((str(ds.path), exc.render()))
+            print(f"not shown: {exc.render()}", file=sys.stderr)
+            return
+        except Exception:  # never let one dataset stop the others
+            LOG.exception("indexing %s failed", ds.path)
+            return
+        with self._lock:
+            self._done_bytes = max(self._done_bytes, counted + self._sizes.get(ds.key, 0))
+        for system in self.catalog.systems(ds):
+            try:
+                ensure_system(self.catalog.index, ds, system)
+            except Exception:
+                LOG.exception("loading %s into %s failed", system.sid, ds.path)
+
+
+def index_state(ds: Dataset) -> str:
+    """The home page's word for a dataset whose index is not there yet."""
+    cat: Catalog = current_app.config["CATALOG"]
+    background: Any = cat.index.background
+    return background.state(ds) if background is not None else "not indexed yet"
+
+
+def install(app: Flask) -> None:
+    """The home page's index states, and the "indexing, N%" answer of a page whose dataset
+    is still being indexed."""
+    app.jinja_env.globals["index_state"] = index_state
+
+    @app.errorhandler(StillIndexing)
+    def still_indexing(exc: StillIndexing) -> Any:
+        headers = {"Retry-After": str(RETRY_S)}
+        message = (f"indexing, {exc.percent}%: this dataset is indexed next; the page "
+                   f"reloads itself every {RETRY_S} s until it is there.")
+        if request.headers.get("HX-Request"):
+            return render_template("_error.html", code=503, title="Indexing",
+                                   message=message), 503, headers
+        headers["Refresh"] = str(RETRY_S)
+        return render_template("error.html", code=503, title="Indexing",
+                               message=message), 503, headers
