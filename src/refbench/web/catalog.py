@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.web.cached import document_ids
 from refbench.web.datasets import (
     Dataset,
     content_sha256,
@@ -131,8 +132,15 @@ class Catalog:
             return frozenset()
         key = (path, st.st_size, st.st_mtime_ns)
         if key not in self._ids:
+            background = self.index.background
+            # while the background indexer runs, a page never reads a whole file for its ids:
+            # the indexer reads them first (kept in the cache folder by content)
+            compute = background is None or background.is_builder()
             try:
-                self._ids[key] = ds.task.documents.document_ids(path)
+                ids = document_ids(ds.task.documents, path, compute=compute)
+                if ids is None:
+                    return frozenset()
+                self._ids[key] = ids
                 self.prediction_problems.pop(str(path), None)  # mended since it was listed
             except RefbenchError as exc:
                 self._ids[key] = frozenset()

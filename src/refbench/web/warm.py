@@ -100,6 +100,9 @@ class Warmer:
     def _run(self) -> None:
         pool: Executor | None = None
         try:
+            for docs in list(self.catalog.datasets.values()):  # TNE ids, for pages' systems
+                if docs.task.documents is not None:
+                    self._guarded(lambda d=docs: self.catalog.systems(d), docs.path)
             while (key := self._next()) is not None:
                 ds = self.catalog.datasets.get(key)
                 if ds is None:
@@ -120,6 +123,13 @@ class Warmer:
                 self.current = None
             self.catalog.index.background = None
             self.finished.set()
+
+    @staticmethod
+    def _guarded(work: Any, what: Path) -> None:
+        try:
+            work()
+        except Exception:  # never let one dataset stop the others
+            LOG.exception("reading %s failed", what)
 
     def _warm(self, ds: Dataset, pool: Executor | None) -> None:
         from refbench.web.predictions import ensure_system
