@@ -72,8 +72,10 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist); tests that share a server or a browser stay on one worker
+# (xdist_group marks, tests/conftest.py). `pytest -q` alone runs them one after another.
 test: lint docs vllm
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadgroup --durations=25
 
 # The documentation site (Sphinx + MyST; the CLI reference from the Click commands), warnings
 # as errors, into build/docs (ignored); incremental after the first build.

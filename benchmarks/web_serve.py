@@ -158,7 +158,7 @@ def main() -> None:
         out["leaderboard_s"], status, body = _timed(second.base + "/leaderboard")
         out["leaderboard_status"] = status
         out["leaderboard_again_s"], _, _ = _timed(second.base + "/leaderboard")
-        out["home_s"], _, home = _timed(second.base + "/")
+        out["home_s"], _, _ = _timed(second.base + "/")
         if compare is not None:
             out["compare_s"], out["compare_status"], _ = _timed(second.base + compare)
             out["compare_again_s"], _, _ = _timed(second.base + compare)

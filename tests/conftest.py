@@ -18,6 +18,27 @@ PLUGIN = ROOT / "tests" / "fixtures" / "plugin"
 OFFICIAL = SHARED / "data" / "kitmus-official"
 
 
+#: Tests that share one expensive thing run on one pytest-xdist worker (``make test`` runs
+#: ``pytest -n 2 --dist loadgroup``): by a fixture they use, or by their file.
+GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "llama_server": "llama-server"}
+#: A browser test file starts its browser and server once (module fixtures): one worker each.
+GROUP_BY_FILE = ("test_browser.py", "test_browser_charts.py", "test_browser_pages.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`GROUP_BY_FIXTURE` and :data:`GROUP_BY_FILE` with
+    ``xdist_group``: one vLLM start and one llama.cpp server per test run, one browser per
+    file (each server or browser is a session or module fixture: set up once per
+    worker that runs its tests, so once for a group)."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        group = next((g for f, g in GROUP_BY_FIXTURE.items() if f in names), None)
+        if group is None and item.path.name in GROUP_BY_FILE:
+            group = f"{item.path.parent.name}/{item.path.name}"
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 def needs_shared(path: Path) -> pytest.MarkDecorator:
     return pytest.mark.skipif(not path.exists(), reason=f"{path} not present")
 

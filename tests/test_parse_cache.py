@@ -27,7 +27,7 @@ def test_cached_gold_equals_parsed_gold(name: str, own_cache: Path, tmp_path: Pa
     gold = tmp_path / name
     shutil.copy(TINY / name, gold)
     first = list(read_gold(gold))
-    assert cache_dir() == own_cache and len(list(own_cache.rglob("*.json"))) == 1
+    assert cache_dir() == own_cache and len(list(own_cache.glob("parsed/*/*.json"))) == 1
     again = list(read_gold(gold))
     assert again == first and [g.text for g in again] == [g.text for g in first]
 
@@ -40,7 +40,7 @@ def test_changed_gold_is_parsed_again(own_cache: Path, tmp_path: Path) -> None:
     first_doc = text.index("#end document") + len("#end document\n")
     gold.write_text(text[first_doc:], encoding="utf-8")  # one instance fewer
     assert len(list(read_gold(gold))) == n - 1
-    assert len(list(own_cache.rglob("*.json"))) == 2
+    assert len(list(own_cache.glob("parsed/*/*.json"))) == 2
 
 
 def test_unwritable_cache_is_no_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,6 +54,6 @@ def test_unreadable_entry_is_parsed_again(own_cache: Path, tmp_path: Path) -> No
     gold = tmp_path / "test.v4_gold_conll"
     shutil.copy(TINY / "test.v4_gold_conll", gold)
     first = list(read_gold(gold))
-    (entry,) = own_cache.rglob("*.json")
+    (entry,) = own_cache.glob("parsed/*/*.json")
     entry.write_text("{not json", encoding="utf-8")
     assert list(read_gold(gold)) == first

@@ -49,7 +49,7 @@ def code_stamp(*modules: str) -> str:
     return h.hexdigest()[:16]
 
 
-_SHAS: dict[str, str] | None = None
+_SHAS: dict[Path, dict[str, str]] = {}  # per cache folder
 _SHAS_LOCK = threading.Lock()
 
 
@@ -58,24 +58,25 @@ def remembered_sha256(path: Path) -> str:
     time (``sha256.json``), so the same unchanged files are not read again at each start."""
     from refbench.core.io import sha256_file
 
-    global _SHAS
     st = path.stat()
     key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
     memo = cache_dir() / "sha256.json"
     with _SHAS_LOCK:
-        if _SHAS is None:
+        known = _SHAS.get(memo)
+        if known is None:
             try:
                 loaded = json.loads(memo.read_text(encoding="utf-8"))
-                _SHAS = {str(k): str(v) for k, v in loaded.items()} \
+                known = {str(k): str(v) for k, v in loaded.items()} \
                     if isinstance(loaded, dict) else {}
             except (OSError, ValueError):
-                _SHAS = {}
-        if key in _SHAS:
-            return _SHAS[key]
+                known = {}
+            _SHAS[memo] = known
+        if key in known:
+            return known[key]
     digest = sha256_file(path)
     with _SHAS_LOCK:
-        _SHAS[key] = digest
-        _write_json(memo, _SHAS)
+        known[key] = digest
+        _write_json(memo, known)
     return digest
 
 
