@@ -100,3 +100,31 @@ def test_a_file_the_reader_rejects_is_not_shown(tmp_path: Path,
     assert bad.key not in catalog.datasets and len(catalog.datasets) == 1
     assert "not shown:" in capsys.readouterr().err
     assert app.test_client().get(f"/data/{bad.key}").status_code == 404
+
+
+def test_leaderboard_tables_are_kept_until_the_runs_change(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    from refbench.runs.runner import run_model
+    from refbench.runs.store import Store
+    from refbench.web import catalog as catalog_module
+    from refbench.web import views_board
+
+    monkeypatch.setattr(catalog_module, "RUNS_TTL_S", -1.0)  # the store re-read each time
+    data = _data(tmp_path)
+    store = Store(tmp_path / "s.sqlite")
+    run_model("first", data[1], tmp_path / "runs" / "first", store=store, progress=False)
+    config = ServeConfig(data=data, store=tmp_path / "s.sqlite", index_dir=tmp_path / "index")
+    app, _ = _app(config)
+    computed: list[str] = []
+    real = views_board._table
+    monkeypatch.setattr(views_board, "_table",
+                        lambda ds, systems: computed.append(ds.key) or real(ds, systems))
+    client = app.test_client()
+    first = client.get("/leaderboard").get_data(as_text=True)
+    assert computed and client.get("/leaderboard").get_data(as_text=True) == first
+    assert len(computed) == 1  # the second time from the kept table
+    run_model("last", data[1], tmp_path / "runs" / "last", store=store, progress=False)
+    store.close()
+    again = client.get("/leaderboard").get_data(as_text=True)
+    assert len(computed) == 2 and again != first and "last" in again

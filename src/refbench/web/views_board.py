@@ -4,6 +4,7 @@ linking to its run) and the page of one run."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, abort, render_template, url_for
@@ -11,6 +12,7 @@ from flask import Blueprint, abort, render_template, url_for
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN
 from refbench.tasks.lookup import find_task
+from refbench.web import page_cache
 from refbench.web.datasets import Dataset
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
@@ -183,6 +185,17 @@ def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
     return {"columns": [label for _, label in columns], "rows": rows, "suite": False}
 
 
+def _table(ds: Dataset, systems: list[System]) -> dict[str, Any] | None:
+    """A dataset's leaderboard table (None: nothing to show)."""
+    if ds.task.documents is not None:
+        table = _documents_table(ds, systems)
+        return table if table["rows"] else None
+    if ds.path.is_dir() and ds.task.folder is not None \
+            and len(ds.files) > 1:  # one run per file of a folder (a suite, WinoBias)
+        return _folder_table(ds, systems)
+    return _flat_table(ds, systems)
+
+
 @bp.route("/leaderboard")
 def leaderboard() -> str:
     cat = catalog()
@@ -191,15 +204,12 @@ def leaderboard() -> str:
         systems = cat.systems(ds)
         if not systems:
             continue
-        if ds.task.documents is not None:
-            table = _documents_table(ds, systems)
-            if not table["rows"]:
-                continue
-        elif ds.path.is_dir() and ds.task.folder is not None \
-                and len(ds.files) > 1:  # one run per file of a folder (a suite, WinoBias)
-            table = _folder_table(ds, systems)
-        else:
-            table = _flat_table(ds, systems)
+        # kept while the dataset's runs are unchanged (and its index as it was: the common
+        # instances of runs on different --limit need it)
+        table = page_cache.table(f"leaderboard-{cat.index.is_current(ds)}", ds, systems,
+                                 partial(_table, ds, systems))
+        if table is None:
+            continue
         by_task.setdefault(ds.task.name, []).append({"ds": ds, "table": table})
     return render_template("leaderboard.html", by_task=by_task)
 
