@@ -40,6 +40,7 @@ class _Commands(click.Group):
         if not self._tasks_added:
             self._tasks_added = True
             _task_commands(self._own)
+            serve_cli.add_demo_options()  # the whole tree, as the docs and --help show it
         return self._own
 
     @commands.setter
