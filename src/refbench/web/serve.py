@@ -99,8 +99,13 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
             print(f"study {study}:", file=sys.stderr)
             for name, url in links(study, f"http://{shown}:{port}{prefix}"):
                 print(f"  {name}: {url}", file=sys.stderr)
-    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False,
-               request_handler=RedactingHandler)
+    try:
+        run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False,
+                   request_handler=RedactingHandler)
+    finally:  # the server stopped: so does the background indexing
+        warmer = app.config.get("WARMER")
+        if warmer is not None:
+            warmer.stop()
 
 
 def studies_only(host: str, has_studies: bool, expose_data: bool) -> bool:
@@ -128,6 +133,6 @@ def data_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
         from refbench.web.index import default_workers
         from refbench.web.warm import Warmer
 
-        Warmer(catalog, workers=default_workers()).start()
+        app.config["WARMER"] = Warmer(catalog, workers=default_workers()).start()
         print("indexing in the background (progress on the home page)", file=sys.stderr)
     return app

@@ -39,6 +39,10 @@ def _size(ds: Dataset) -> int:
     return total
 
 
+class _Stopped(Exception):  # the server is stopping
+    pass
+
+
 class Warmer:
     """Indexes the catalog's datasets in a daemon thread, the one a request asks for first."""
 
@@ -52,6 +56,7 @@ class Warmer:
         self._total_bytes = sum(self._sizes.values())
         self.current: str | None = None
         self.finished = threading.Event()
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="refbench-index", daemon=True)
 
     def start(self) -> Warmer:
@@ -60,6 +65,15 @@ class Warmer:
         self.catalog.index.background = self
         self._thread.start()
         return self
+
+    def stop(self, timeout: float = 30) -> None:
+        """Stop after the files being read (the server is stopping): the index being built
+        is left unfinished (nothing of it kept), the others as they are."""
+        self._stop.set()
+        with self._lock:
+            self._order.clear()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
 
     def is_builder(self) -> bool:
         return threading.current_thread() is self._thread
@@ -85,6 +99,8 @@ class Warmer:
         return "queued for indexing"
 
     def _file_done(self, f: Path) -> None:
+        if self._stop.is_set():
+            raise _Stopped
         try:
             size = f.stat().st_size
         except OSError:
@@ -138,6 +154,8 @@ class Warmer:
         try:
             self.catalog.index.ensure(ds, workers=self.workers, pool=pool,
                                       on_file=self._file_done)
+        except _Stopped:
+            return
         except RefbenchError as exc:  # a file its reader rejects: not shown, not fatal
             self.catalog.datasets = {k: v for k, v in self.catalog.datasets.items()
                                      if k != ds.key}
@@ -150,6 +168,8 @@ class Warmer:
         with self._lock:
             self._done_bytes = max(self._done_bytes, counted + self._sizes.get(ds.key, 0))
         for system in self.catalog.systems(ds):
+            if self._stop.is_set():
+                return
             try:
                 ensure_system(self.catalog.index, ds, system)
             except Exception:
