@@ -6,6 +6,8 @@ loads every system's predictions into it), one dataset at a time, the files read
 worker processes. Meanwhile a page that needs an index not built yet answers "indexing, N%"
 (503 with ``Retry-After``, refreshed by the browser) and that dataset is indexed next; the
 home page shows each dataset's state. N is the share of the bytes to index that are read.
+When the indexes are done, the plotting and statistics libraries the comparison pages use are
+imported in the same thread, so that no page pays for their imports.
 """
 
 from __future__ import annotations
@@ -132,6 +134,11 @@ class Warmer:
                     self._done_bytes = max(self._done_bytes, sum(
                         self._sizes.get(k, 0) for k in self._sizes
                         if k not in self._order and k != self.current))
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+                pool = None
+            if not self._stop.is_set():
+                self._guarded(preload, Path("(charts and statistics)"))
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
@@ -174,6 +181,18 @@ class Warmer:
                 ensure_system(self.catalog.index, ds, system)
             except Exception:
                 LOG.exception("loading %s into %s failed", system.sid, ds.path)
+
+
+def preload() -> None:
+    """Import what the comparison and run pages draw and test with (matplotlib, statsmodels:
+    seconds of imports) once the indexes are done, so that no page pays for them."""
+    import importlib
+
+    from refbench.core.figures import pyplot
+
+    pyplot()
+    for name in ("statsmodels.stats.proportion", "statsmodels.stats.multitest"):
+        importlib.import_module(name)
 
 
 def index_state(ds: Dataset) -> str:
