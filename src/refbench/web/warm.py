@@ -6,8 +6,8 @@ loads every system's predictions into it), one dataset at a time, the files read
 worker processes. Meanwhile a page that needs an index not built yet answers "indexing, N%"
 (503 with ``Retry-After``, refreshed by the browser) and that dataset is indexed next; the
 home page shows each dataset's state. N is the share of the bytes to index that are read.
-When the indexes are done, the plotting and statistics libraries the comparison pages use are
-imported in the same thread, so that no page pays for their imports.
+Beside it, another thread imports the plotting and statistics libraries the comparison pages
+use, so that no page pays for their imports.
 """
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ class Warmer:
         builds happen in the thread)."""
         self.catalog.index.background = self
         self._thread.start()
+        threading.Thread(target=self._guarded, args=(preload, Path("(charts, statistics)")),
+                         name="refbench-preload", daemon=True).start()
         return self
 
     def stop(self, timeout: float = 30) -> None:
@@ -134,11 +136,6 @@ class Warmer:
                     self._done_bytes = max(self._done_bytes, sum(
                         self._sizes.get(k, 0) for k in self._sizes
                         if k not in self._order and k != self.current))
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
-                pool = None
-            if not self._stop.is_set():
-                self._guarded(preload, Path("(charts and statistics)"))
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
@@ -185,7 +182,7 @@ class Warmer:
 
 def preload() -> None:
     """Import what the comparison and run pages draw and test with (matplotlib, statsmodels:
-    seconds of imports) once the indexes are done, so that no page pays for them."""
+    seconds of imports) at start, so that no page pays for them."""
     import importlib
 
     from refbench.core.figures import pyplot
