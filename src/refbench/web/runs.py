@@ -41,6 +41,17 @@ class RunInfo:
     data_sha256: str | None = None
 
     @property
+    def name(self) -> str:
+        """The name the run was given (``run --system``), else its model spec."""
+        return str(self.metrics.get("system") or self.model)
+
+    @property
+    def is_partial(self) -> bool:
+        """Scored on part of its data (``--limit``, one shard): never ranked with complete
+        runs."""
+        return bool(self.metrics.get("limit") is not None or self.metrics.get("shard"))
+
+    @property
     def is_documents(self) -> bool:
         """A documents task's run (TNE): scored by document ids, not per instance."""
         found = find_task(self.task)
@@ -177,11 +188,60 @@ def all_runs(store_path: Path, run_dirs: Iterable[Path]) -> tuple[list[RunInfo],
     return list(by_pred.values()), problems + skipped
 
 
+_FACTS: dict[tuple[str, int, int, str], tuple[int, frozenset[int]] | None] = {}
+
+
+def _data_facts(run: RunInfo) -> tuple[int, frozenset[int]] | None:
+    """(instances in the run's data, the numbers of candidates they have), read once per file
+    while it is unchanged; None when the data cannot be read."""
+    if run.data is None or not run.data.is_file() or run.is_documents:
+        return None
+    st = run.data.stat()
+    options = run.metrics.get("reader_options") or {}
+    key = (str(run.data), st.st_size, st.st_mtime_ns, json.dumps(options, sort_keys=True))
+    if key not in _FACTS:
+        from refbench.tasks.choices import read_choices
+
+        try:
+            sizes = [len(i.candidates) for i in read_choices(
+                run.data, task=find_task(run.task), options=options)]
+            _FACTS[key] = (len(sizes), frozenset(sizes))
+        except RefbenchError:
+            _FACTS[key] = None
+    return _FACTS[key]
+
+
+def coverage(run: RunInfo) -> tuple[int, int | None]:
+    """(instances scored, instances in its data; None when the data cannot be read)."""
+    n = int(run.metrics.get("n") or 0)
+    shard = run.metrics.get("shard")
+    if isinstance(shard, dict) and shard.get("n_total"):
+        return n, int(shard["n_total"])
+    facts = _data_facts(run)
+    return n, facts[0] if facts is not None else None
+
+
+def chance(run: RunInfo) -> float | None:
+    """The accuracy of a uniform guess when every instance of the run's data has the same
+    number of candidates (two for WSC, KnowRef, Winogender); None when they differ."""
+    facts = _data_facts(run)
+    if facts is None or len(facts[1]) != 1:
+        return None
+    (k,) = facts[1]
+    return 1 / k if k else None
+
+
 def _name(runs: Iterable[RunInfo], model: str) -> str:
     """A system's name: the one its latest run was given (``run --system``), else its spec."""
     latest = max(runs, key=lambda r: (r.created, r.rid), default=None)
-    name = latest.metrics.get("system") if latest is not None else None
-    return str(name) if name else model
+    return latest.name if latest is not None else model
+
+
+def _newer(run: RunInfo, old: RunInfo | None) -> bool:
+    """Whether ``run`` stands for its system on a data file instead of ``old``: a complete
+    run before a partial one (``--limit``), else the later one."""
+    return old is None or (not run.is_partial, run.created, run.rid) \
+        > (not old.is_partial, old.created, old.rid)
 
 
 def systems_for(ds: Dataset, runs: Iterable[RunInfo],
@@ -203,15 +263,15 @@ def systems_for(ds: Dataset, runs: Iterable[RunInfo],
                 continue
             target = run.data_sha256 or run.data  # one run per data file: its content
         group = groups.setdefault((run.model, run.fingerprint), {})
-        old = group.get(target)
-        if old is None or (run.created, run.rid) > (old.created, old.rid):
+        if _newer(run, group.get(target)):
             group[target] = run
     systems = [System(sid="m" + _hash(f"{model}|{fp}"), label=_name(g.values(), model),
                       model=model, fingerprint=fp,
                       runs=sorted(g.values(), key=lambda r: str(r.predictions)))
                for (model, fp), g in groups.items()]
     labels = [s.label for s in systems]
-    for s in systems:
+    for s in systems:  # two configurations under one name: both keep it, told apart
         if labels.count(s.label) > 1:
-            s.label = f"{s.model} ({s.fingerprint[:6]})"
+            s.label = f"{s.label} ({'' if s.label == s.model else s.model + ', '}" \
+                      f"{s.fingerprint[:6]})"
     return sorted(systems, key=lambda s: s.label)

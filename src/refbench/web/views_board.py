@@ -40,6 +40,34 @@ def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
             "method": method if ci else None, "rid": run.rid}
 
 
+def split_partial(ds: Dataset, systems: list[System]
+                  ) -> tuple[list[System], list[dict[str, Any]]]:
+    """The systems with their complete runs only (what is ranked), and one row per partial run
+    (``--limit``, a shard), listed apart with its coverage, n of N."""
+    from dataclasses import replace
+
+    from refbench.web.runs import coverage
+
+    keys = [k for k, _ in _columns(ds.task)] + ["accuracy"]
+    ranked: list[System] = []
+    partial: list[dict[str, Any]] = []
+    for s in systems:
+        whole = [r for r in s.runs if not r.is_partial]
+        if whole:
+            ranked.append(replace(s, runs=whole))
+        for r in s.runs:
+            if r.is_partial:
+                n, total = coverage(r)
+                figure = next((c for k in keys if (c := cell(r, k))), None)
+                name = next((label for k, label in _columns(ds.task) if cell(r, k)),
+                            "accuracy")
+                where = r.data.relative_to(ds.path) if ds.is_folder and r.data is not None \
+                    and ds.path in r.data.parents else (r.data.name if r.data else "")
+                partial.append({"system": s, "run": r, "n": n, "total": total,
+                                "metric": name, "cell": figure, "file": str(where)})
+    return ranked, partial
+
+
 SUITE_BLOCK_COLUMNS = 9  # subtask columns per leaderboard table (3 KITMUS variants x 3)
 
 
@@ -60,6 +88,7 @@ def _folder_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     folder = ds.task.folder
     assert folder is not None
     key = ds.view.leaderboard_columns[0][0]
+    systems, partial = split_partial(ds, systems)
     filled = folder_columns(ds, systems)
     groups = list(dict.fromkeys(g for g, _ in filled))
     per_system = []
@@ -94,7 +123,7 @@ def _folder_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     spans = [(g, sum(1 for c in columns if c["group"] == g)) for g in groups]
     return {"columns": columns, "rows": rows, "suite": True, "variants": spans,
             "blocks": column_blocks(spans), "metric": folder.caption,
-            "n_columns": len(filled), "n_common": len(common)}
+            "n_columns": len(filled), "n_common": len(common), "partial": partial}
 
 
 def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
@@ -119,6 +148,7 @@ def _flat_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     different instances (``--limit``), each row also gets its accuracy on the instances every
     run answered, and the rows are ranked by it."""
     metrics = _columns(ds.task)
+    systems, partial = split_partial(ds, systems)
     rows: list[dict[str, Any]] = []
     for s in systems:
         for r in s.runs:
@@ -136,7 +166,7 @@ def _flat_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
         rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"] and r["cells"][0]
                                   else 0))
     return {"columns": [metrics[k][1] for k in used], "rows": rows, "suite": False,
-            "common": common}
+            "common": common, "partial": partial}
 
 
 def common_accuracy(ds: Dataset, systems: list[System]) -> dict[str, Any] | None:
@@ -200,6 +230,8 @@ def leaderboard() -> str:
             table = _folder_table(ds, systems)
         else:
             table = _flat_table(ds, systems)
+        if not table["rows"] and not table.get("partial"):
+            continue
         by_task.setdefault(ds.task.name, []).append({"ds": ds, "table": table})
     return render_template("leaderboard.html", by_task=by_task)
 

@@ -28,7 +28,7 @@ from refbench.web.datasets import Dataset
 from refbench.web.params import catalog, connect, dataset_or_404
 from refbench.web.predictions import ensure_system, system_signature
 from refbench.web.records import facet_labels
-from refbench.web.runs import RunInfo, System
+from refbench.web.runs import RunInfo, System, chance
 
 bp = Blueprint("charts", __name__)
 
@@ -74,7 +74,7 @@ def _index_stamp(ds: Dataset) -> str:
 
 
 def _label(run: RunInfo, system: System | None) -> str:
-    return system.label if system is not None else run.model
+    return system.label if system is not None else run.name
 
 
 # -- what a run's charts show --------------------------------------------------------------
@@ -97,7 +97,8 @@ def _run_slices(run: RunInfo, ds: Dataset | None, system: System | None) -> byte
     if not groups:
         return None
     return charts.slice_chart(groups, [_label(run, system)], show_n=True,
-                              title=f"Accuracy by slice: {_label(run, system)}")
+                              title=f"Accuracy by slice: {_label(run, system)}",
+                              chance=chance(run))
 
 
 def _system_results(system: System, split: Any = None) -> list[dict[str, Any]]:
@@ -188,8 +189,10 @@ def _compare_slices(ds: Dataset, systems: list[System]) -> bytes | None:
               for g in table]
     if not groups:
         return None
+    guesses = {chance(r) for s in systems for r in s.runs}
     return charts.slice_chart(groups, [s.label for s in systems],
-                              title=f"Accuracy by slice on {ds.label}")
+                              title=f"Accuracy by slice on {ds.label}",
+                              chance=guesses.pop() if len(guesses) == 1 else None)
 
 
 def _compare_documents(ds: Dataset, systems: list[System]) -> bytes | None:
