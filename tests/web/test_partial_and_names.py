@@ -4,6 +4,7 @@ a run on any file of a served release folder is attached to it (defect 7)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,9 @@ def test_a_limit_run_is_listed_apart_from_the_suite_ranking(tmp_path: Path) -> N
     assert "None" not in board
     assert "over the 0 of" not in board and "4 / 4" in board and "/ 5" not in board
     assert re.search(r"last</a>.*partial, 1 of 2", board, re.S)
+    web = json.loads(text(app.test_client(), f"/runs/{partial['run'].rid}.json"))
+    assert (web["n"], web["coverage_of"], web["partial_by"]) == (1, 2, ["--limit"])
+    assert web["data_coverage"] == {"n": 1, "of": 2, "by": "--limit"}
 
 
 def test_a_limit_run_is_ranked_apart_on_a_data_file(tmp_path: Path) -> None:
@@ -93,15 +97,16 @@ def test_the_name_given_is_shown_and_found_everywhere(tmp_path: Path) -> None:
     (ds,) = cat.datasets.values()
     systems = cat.systems(ds)
     labels = sorted(s.label for s in systems)
-    assert labels[0].startswith("MySys (first, ") and labels[1].startswith("MySys (random, ")
+    assert labels[0].startswith("MySys [first ") and labels[1].startswith("MySys [random ")
     assert labels[2] == "last"
     board = text(client, "/leaderboard")
-    assert board.count("MySys (") >= 2
+    assert board.count("MySys [") >= 2
     named = next(s for s in systems if s.model == "first")
     page = text(client, f"/runs/{named.runs[0].rid}")
     assert re.search(r"<title>[^<]*MySys", page) and "Run s1: MySys" in page
+    assert json.loads(text(client, "/runs/s1.json"))["system"] == "MySys"
     compare = text(client, f"/compare?data={ds.key}&sys={systems[0].sid}&sys={systems[1].sid}")
-    assert "MySys (first, " in compare and "MySys (random, " in compare
+    assert "MySys [first " in compare and "MySys [random " in compare
     home = text(client, "/?runs=MySys")
     assert re.search(r"<strong>2</strong> of 5 runs", home), home
     assert "s5" in home and "a complete run before a partial one" in home

@@ -14,11 +14,19 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.runs.record import data_sha256
+from refbench.core.result import (
+    Coverage,
+    DataIdentity,
+    Result,
+    SystemIdentity,
+    data_sha256,
+    names_apart,
+)
 from refbench.runs.store import Store
 from refbench.tasks.lookup import find_task, tasks_with
 from refbench.web.datasets import Dataset
@@ -40,16 +48,35 @@ class RunInfo:
     # run belongs to a served dataset holding that content, wherever either lies.
     data_sha256: str | None = None
 
+    @cached_property
+    def result(self) -> Result:
+        """The run's result, read by the one reader (an older ``metrics.json`` migrated); when
+        a partial run's file did not record how many instances its data holds, the data says
+        (a TNE prediction file, which records nothing, is its system and file alone)."""
+        try:
+            found = Result.from_json(self.metrics) if self.metrics else None
+        except RefbenchError:
+            found = None
+        if found is None:
+            return Result(task=self.task, system=SystemIdentity(self.model, self.fingerprint),
+                          data=DataIdentity(None, None, self.predictions.name,
+                                            str(self.predictions)),
+                          coverage=Coverage(0))
+        c = found.coverage
+        if c.of is None and (facts := _data_facts(self)) is not None:
+            found = found.with_coverage(Coverage(c.n, facts[0], c.by))
+        return found
+
     @property
     def name(self) -> str:
         """The name the run was given (``run --system``), else its model spec."""
-        return str(self.metrics.get("system") or self.model)
+        return self.result.system.name
 
     @property
     def is_partial(self) -> bool:
-        """Scored on part of its data (``--limit``, one shard): never ranked with complete
-        runs."""
-        return bool(self.metrics.get("limit") is not None or self.metrics.get("shard"))
+        """Scored on part of its data (``--limit``, a shard, missing predictions): never
+        ranked with complete runs (:func:`refbench.core.result.complete_and_partial`)."""
+        return self.result.is_partial
 
     @property
     def is_documents(self) -> bool:
@@ -211,16 +238,6 @@ def _data_facts(run: RunInfo) -> tuple[int, frozenset[int]] | None:
     return _FACTS[key]
 
 
-def coverage(run: RunInfo) -> tuple[int, int | None]:
-    """(instances scored, instances in its data; None when the data cannot be read)."""
-    n = int(run.metrics.get("n") or 0)
-    shard = run.metrics.get("shard")
-    if isinstance(shard, dict) and shard.get("n_total"):
-        return n, int(shard["n_total"])
-    facts = _data_facts(run)
-    return n, facts[0] if facts is not None else None
-
-
 def chance(run: RunInfo) -> float | None:
     """The accuracy of a uniform guess when every instance of the run's data has the same
     number of candidates (two for WSC, KnowRef, Winogender); None when they differ."""
@@ -269,9 +286,9 @@ def systems_for(ds: Dataset, runs: Iterable[RunInfo],
                       model=model, fingerprint=fp,
                       runs=sorted(g.values(), key=lambda r: str(r.predictions)))
                for (model, fp), g in groups.items()]
-    labels = [s.label for s in systems]
-    for s in systems:  # two configurations under one name: both keep it, told apart
-        if labels.count(s.label) > 1:
-            s.label = f"{s.label} ({'' if s.label == s.model else s.model + ', '}" \
-                      f"{s.fingerprint[:6]})"
+    # two configurations under one name both keep it, told apart as every table tells them
+    for s, label in zip(systems, names_apart([SystemIdentity(
+            s.model, s.fingerprint, None if s.label == s.model else s.label)
+            for s in systems]), strict=True):
+        s.label = label
     return sorted(systems, key=lambda s: s.label)

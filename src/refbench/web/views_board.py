@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, abort, render_template, url_for
+from flask import Blueprint, Response, abort, render_template, url_for
 
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN
@@ -24,20 +24,21 @@ def _columns(task: Task | None) -> tuple[tuple[str, str], ...]:
 
 
 def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
-    """A metric of a run with its 95% interval: the run's own bootstrap interval where it
-    stored one (KITMUS), else a Wilson interval for accuracies."""
-    m = run.metrics
-    value = m.get(key)
-    if not isinstance(value, int | float):
+    """A figure of a run's result with its 95% interval: the run's own (bootstrap, or the
+    method its result names) where it stored one, else a Wilson interval for accuracies."""
+    result = run.result
+    figure = result.figure(key)
+    if figure is None or figure.value is None:
         return None
-    ci = (m.get("ci95") or {}).get(key)
-    method = "bootstrap"
+    ci = figure.interval
+    method = result.interval_method
+    name = dict(method.per_figure).get(key, method.name) if method else "bootstrap"
     if not ci and key.startswith("accuracy"):
-        n = int(m.get("n_with_gold") or 0)
-        ci = wilson_interval(round(float(value) * n), n)
-        method = "Wilson"
-    return {"value": float(value), "ci": tuple(ci) if ci else None,
-            "method": method if ci else None, "rid": run.rid}
+        n = int(result.details.get("n_with_gold") or 0)
+        ci = wilson_interval(round(float(figure.value) * n), n)
+        name = "Wilson"
+    return {"value": float(figure.value), "ci": tuple(ci) if ci else None,
+            "method": name if ci else None, "rid": run.rid}
 
 
 def split_partial(ds: Dataset, systems: list[System]
@@ -45,8 +46,6 @@ def split_partial(ds: Dataset, systems: list[System]
     """The systems with their complete runs only (what is ranked), and one row per partial run
     (``--limit``, a shard), listed apart with its coverage, n of N."""
     from dataclasses import replace
-
-    from refbench.web.runs import coverage
 
     keys = [k for k, _ in _columns(ds.task)] + ["accuracy"]
     ranked: list[System] = []
@@ -57,13 +56,14 @@ def split_partial(ds: Dataset, systems: list[System]
             ranked.append(replace(s, runs=whole))
         for r in s.runs:
             if r.is_partial:
-                n, total = coverage(r)
+                n, total = r.result.coverage.n, r.result.coverage.of
                 figure = next((c for k in keys if (c := cell(r, k))), None)
                 name = next((label for k, label in _columns(ds.task) if cell(r, k)),
                             "accuracy")
                 where = r.data.relative_to(ds.path) if ds.is_folder and r.data is not None \
                     and ds.path in r.data.parents else (r.data.name if r.data else "")
                 partial.append({"system": s, "run": r, "n": n, "total": total,
+                                "why": ", ".join(r.result.coverage.by),
                                 "metric": name, "cell": figure, "file": str(where)})
     return ranked, partial
 
@@ -234,6 +234,18 @@ def leaderboard() -> str:
             continue
         by_task.setdefault(ds.task.name, []).append({"ds": ds, "table": table})
     return render_template("leaderboard.html", by_task=by_task)
+
+
+@bp.route("/runs/<rid>.json")
+def run_json(rid: str) -> Response:
+    """A run's result as ``metrics.json`` serialises it (:meth:`Result.to_json`): the figures
+    and coverage ``run`` printed, whatever version of refbench wrote the run."""
+    run = catalog().run(rid)
+    if run is None:
+        abort(404, description=f"There is no run {rid!r}.")
+    body = json.dumps({"run": run.rid, **run.result.to_json()}, indent=2, ensure_ascii=False,
+                      default=str, sort_keys=True)
+    return Response(body, mimetype="application/json")
 
 
 @bp.route("/runs/<rid>")
