@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +61,18 @@ def test_a_chart_without_one_number_of_candidates_draws_no_chance_line() -> None
     groups = [("pronoun", [("he", {"a": (0.5, 10)})])]
     assert b'id="chance-0"' not in charts.slice_chart(groups, ["a"], title="t")
     assert b'id="chance-0"' in charts.slice_chart(groups, ["a"], title="t", chance=0.5)
+
+
+def test_a_stemmed_search_says_which_forms_it_matched(client: Any, app: Any) -> None:
+    """"nurses" found "nursed" and the page did not say why: it now lists the forms the
+    search matched on the page when they are not only the words typed."""
+    from refbench.web.query import stemmed_forms
+    from tests.web.test_routes import key
+
+    body = client.get(f"/data/{key(app, 'tne')}?q=crowds").get_data(as_text=True)
+    forms = re.search(r'<p class="muted stems" id="matched-forms">(.*?)</p>', body, re.S)
+    assert forms is not None and "<mark>crowd</mark>" in forms[1]
+    rows = [{"snippet": [("the ", False), ("nursed", True)]},
+            {"snippet": [("Nurses", True)]}]
+    assert stemmed_forms(rows, "nurses") == ["nurses", "nursed"]  # the typed form first
+    assert stemmed_forms(rows[1:], "nurses") == []  # only what was typed: nothing to say
