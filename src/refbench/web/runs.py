@@ -54,7 +54,9 @@ class RunInfo:
         a partial run's file did not record how many instances its data holds, the data says
         (a TNE prediction file, which records nothing, is its system and file alone)."""
         try:
-            found = Result.from_json(self.metrics) if self.metrics else None
+            found = Result.from_json({"task": self.task, "model": self.model,
+                                      "model_fingerprint": self.fingerprint, "n": 0,
+                                      **self.metrics}) if self.metrics else None
         except RefbenchError:
             found = None
         if found is None:
