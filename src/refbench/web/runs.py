@@ -5,7 +5,9 @@ A *run* is one model on one data file: a row of the results store, or a folder t
 (``refbench tne predict`` / ``tne baseline``). A *system* is what a page compares: every run of
 one model configuration (model fingerprint) on the files of one dataset, so the 24 runs of
 ``refbench run --data SUITE`` are one system on the suite. When a file was run several times
-by the same configuration, the latest run counts.
+by the same configuration, the latest complete run counts (a partial one, ``--limit``, only
+when there is none). What a run is of and how much of it comes from its
+:class:`~refbench.core.result.Result` (:attr:`RunInfo.result`).
 """
 
 from __future__ import annotations
