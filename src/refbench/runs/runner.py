@@ -130,6 +130,7 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
     skipped = InvalidInstances() if on_invalid is not None else None
     instances = list(read_choices(data, task=task, options=s.reader_options,
                                   on_invalid=skipped))
+    n_in_data = len(instances)
     if s.limit is not None:
         instances = instances[:s.limit]
     if not instances:
@@ -150,7 +151,8 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
         settings=s, task=task, data=data, out=out, instances=instances, outputs=outputs,
         fingerprint=model.fingerprint(), model_config=model.config(), n_cached=n_cached,
         uncached_batches=state.uncached_batches, skipped=skipped, shard=shard_info,
-        lm_eval_hashes=model.LM_EVAL_HASHES), store=store, on_invalid=on_invalid)
+        lm_eval_hashes=model.LM_EVAL_HASHES, n_in_data=n_in_data), store=store,
+        on_invalid=on_invalid)
 
 
 def folder_task(data: Path, task: Task | None = None) -> Task:
