@@ -193,7 +193,8 @@ def results_import(source: Path, store: Path | None) -> None:
 
     with Store(source, readonly=True) as src, Store(store) as st:
         runs, preds = st.import_from(src)
-    click.echo(f"copied {runs} runs and {preds} cached predictions from {source} into {st.path}")
+    click.echo(f"copied {runs} run{'' if runs == 1 else 's'} and {preds} cached predictions "
+               f"from {source} into {st.path}")
 
 
 @results.command("import-lm-eval", context_settings=CONTEXT, epilog=(

@@ -24,6 +24,7 @@ from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import finite, write_text_atomic
+from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
 from refbench.runs.record import FinishedRun, RunSettings, finish_run
@@ -207,6 +208,14 @@ def finish_suite(t: Task, suite: Path, out: Path,
                    "n_cached": sum(m["n_cached"] for _, m in runs),
                    "store": str(store.path) if store else None})
     result.update(extra or {})
+    covered = [coverage_of(m) for _, m in runs]
+    if any(c.is_partial for c in covered):  # a folder run over part of its files' instances
+        by = sorted({b for c in covered for b in c.by}) or [BY_LIMIT]
+        of = sum(c.of for c in covered if c.of is not None) \
+            if all(c.of is not None for c in covered) else None
+        result["data_coverage"] = {"n": sum(c.n for c in covered), "of": of,
+                                   "by": ", ".join(by)}
+        result["partial_by"] = by
     write_text_atomic(out / t.folder.result_file,
                       json.dumps(finite(result), indent=2, allow_nan=False) + "\n")
     return result

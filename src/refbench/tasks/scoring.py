@@ -141,7 +141,8 @@ def _evaluate_covered(task: Task, gold: Path, pred: Path, run: Result,
     result.update({"n": cov.n, "coverage_of": cov.of, "partial_by": list(cov.by),
                    "data_coverage": {"n": cov.n, "of": cov.of, "by": ", ".join(cov.by)},
                    "model": run.system.model, "model_fingerprint": run.system.fingerprint,
-                   "system": run.system.name, "pred": str(pred)})
+                   "system": run.system.name, "pred": str(pred), "n_missing": 0,
+                   "n_extra": answers.n_extra})
     if answers.n_extra:
         result.setdefault("warnings", []).append(
             f"{answers.n_extra} predicted ids are not in the gold; ignored")
