@@ -146,3 +146,73 @@ def test_11_evaluate_two_winograd_runs_hint_works(tmp_path: Path,
     code, out, err = cli(capsys, *hint[1:])
     assert code == 0, err
     assert "first" in out and "random" in out
+
+
+def test_9_the_store_is_never_found_in_a_folder_others_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    from refbench.core.store_paths import default_store_path, find_store
+
+    shared = tmp_path / "tmp"  # as the system's temporary folder: world-writable, sticky
+    (shared / ".refbench").mkdir(parents=True)
+    (shared / ".refbench" / "results.sqlite").write_bytes(b"someone else's")
+    shared.chmod(0o1777)
+    mine = shared / "me" / "work"
+    mine.mkdir(parents=True)
+    (shared / "me").chmod(0o755)
+    monkeypatch.delenv("REFBENCH_STORE", raising=False)
+    monkeypatch.chdir(mine)
+    assert find_store(mine) is None
+    assert default_store_path() == Path(".refbench") / "results.sqlite"
+    code, _, err = cli(capsys, "run", "--model", "first", "--data", SUB2, "--out", "r",
+                       "--quiet")
+    assert code == 0, err
+    assert f"store: {mine / '.refbench' / 'results.sqlite'}" in err
+    code, _, err = cli(capsys, "results", "ls")
+    assert code == 0 and f"store: {mine / '.refbench' / 'results.sqlite'}" in err
+    # a project store of my own is found as git finds a repository
+    (shared / "me" / ".refbench").mkdir()
+    (shared / "me" / ".refbench" / "results.sqlite").write_bytes(b"")
+    other = shared / "me" / "other"
+    other.mkdir()
+    assert find_store(other) == shared / "me" / ".refbench" / "results.sqlite"
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # a folder another user owns
+        os.chown(shared / "me", 4242, 4242)
+        assert find_store(other) is None
+
+
+@needs_shared
+def test_10_gap_slices_count_the_instances_with_gold(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "--model", "first", "--data", SHARED / "gap" / "gap-test.tsv", "--limit",
+              "40", "--out", tmp_path / "gap")
+    metrics = json.loads((tmp_path / "gap" / "metrics.json").read_text())
+    with_gold = metrics["n_with_gold"]
+    assert with_gold < metrics["n"] == 40
+    by_pronoun = metrics["slices"]["pronoun"]
+    assert sum(v["n"] for v in by_pronoun.values()) == with_gold
+    assert f"over {with_gold} instances with gold" in out
+    code, table, err = cli(capsys, "report", tmp_path / "gap")
+    assert code == 0, err
+    row = next(x for x in table.splitlines() if x.startswith("| first"))
+    assert f"| {with_gold} |" in row and "| 40 |" not in row
+
+
+def test_11_report_of_a_tne_predictions_file_says_how_to_score_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = ROOT / "tests" / "fixtures" / "tne" / "docs.jsonl"
+    surface = tmp_path / "surface.jsonl"
+    code, _, err = cli(capsys, "tne", "baseline", "surface", "--data", docs, "--out", surface)
+    assert code == 0, err
+    code, _, err = cli(capsys, "report", surface)
+    assert code == 2 and "invalid JSON" not in err
+    assert "predictions file" in err and "refbench evaluate --task" in err
+    line = err.strip()
+    assert "\n" not in line
+    code, _, err = cli(capsys, "evaluate", "--task", "tne", "--gold", docs, "--pred", surface,
+                       "--out", tmp_path / "result.json")
+    assert code == 0, err
+    code, _, err = cli(capsys, "report", tmp_path / "result.json")
+    assert code == 0, err

@@ -49,6 +49,7 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     out = []
     for given in paths:
         p = _result_file(Path(given))
+        _not_predictions(p)
         data = load_json_object(p, "result object")
         if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
@@ -74,6 +75,33 @@ def labelled(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             of = "?" if cov.of is None else str(cov.of)
             r["system"] = f"{r.get('system') or r.get('model')} (partial: {cov.n} of {of})"
     return results
+
+
+def _not_predictions(p: Path) -> None:
+    """A predictions file (JSON lines, as ``run`` or a task's baseline writes) is not a result:
+    say how to make one of it, instead of "invalid JSON"."""
+    import json
+
+    from refbench.core.inputs import format_name
+    from refbench.core.io import read_lines
+
+    name = format_name(p)
+    if not name.endswith((".jsonl", ".jsonlines")):
+        return
+    lines = []
+    for _, text in read_lines(p):
+        if text.strip():
+            lines.append(text)
+        if len(lines) > 1:
+            break
+    try:
+        first = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        return
+    if isinstance(first, dict) and (len(lines) > 1 or "task" not in first):
+        raise RefbenchError("is a predictions file (JSON lines), not a result: score it first "
+                            f"with refbench evaluate --task TASK --gold GOLD --pred {p} --out "
+                            "result.json, then refbench report result.json", path=p)
 
 
 def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
