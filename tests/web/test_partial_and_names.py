@@ -140,3 +140,21 @@ def test_a_run_on_an_official_kitmus_file_is_attached_to_the_released_folder(
     held = cat.dataset_of(run)
     assert held is not None and held.path == OFFICIAL.resolve()
     assert [s.label for s in cat.systems(held)] == ["first"]
+
+
+def test_an_older_limit_run_gets_its_n_of_n_from_the_data() -> None:
+    """A ``metrics.json`` written before coverage was recorded says only ``limit``: the data
+    says how many instances it holds, and a limit at least that size left the run whole."""
+    from refbench.web.runs import RunInfo
+
+    def run(n: int, limit: int) -> RunInfo:
+        return RunInfo(rid="d1", model="first", fingerprint="f", task="winograd", data=WSC,
+                       predictions=Path("p"), created="",
+                       metrics={"task": "winograd", "model": "first", "n": n, "limit": limit,
+                                "accuracy": 1.0})
+
+    cut = run(1, 1).result.coverage
+    assert (cut.n, cut.of, cut.by, cut.is_partial) == (1, 3, ("--limit",), True)
+    whole = run(3, 5).result.coverage
+    assert (whole.n, whole.of, whole.is_partial) == (3, 3, False)
+    assert not run(3, 3).is_partial

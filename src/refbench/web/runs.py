@@ -22,6 +22,7 @@ from typing import Any
 
 from refbench.core.errors import RefbenchError
 from refbench.core.result import (
+    BY_LIMIT,
     Coverage,
     DataIdentity,
     Result,
@@ -68,7 +69,9 @@ class RunInfo:
                           coverage=Coverage(0))
         c = found.coverage
         if c.of is None and (facts := _data_facts(self)) is not None:
-            found = found.with_coverage(Coverage(c.n, facts[0], c.by))
+            # a --limit at least the data's size left it whole
+            by = tuple(b for b in c.by if b != BY_LIMIT or c.n < facts[0])
+            found = found.with_coverage(Coverage(c.n, facts[0], by))
         return found
 
     @property
