@@ -49,7 +49,7 @@ BOOKKEEPING = {"model", "system", "systems", "model_fingerprint", "data", "gold"
                "split", "limit", "reader_options", "n_cached", "uncached_batches", "created",
                "out_dir", "predictions", "provenance", "run_id", "run_ids", "store", "pred",
                "task", "task_version", "mode", "warnings", "ci95_methods", "cells",
-               "lm_eval_task_hash", "n_missing", "n_extra"}
+               "lm_eval_task_hash", "n_missing", "n_extra", "schema"}
 
 
 def figures(obj: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -179,12 +179,25 @@ def on_the_web(run: dict[str, Any], out: Path, data: Path, root: Path) -> None:
     n = sum(int(m["n_with_gold"]) for m in runs)
     right = sum(round(float(m["accuracy"]) * int(m["n_with_gold"])) for m in runs)
     assert by[system.sid]["n"] == n and by[system.sid]["accuracy"] == pytest.approx(right / n)
+    client = app.test_client()
+    for r in cat.runs():  # the web's JSON of each run: its figures and coverage, unchanged
+        same_on_the_web(r.metrics, client.get(f"/runs/{r.rid}.json").get_json())
     if not run.get("cells"):
         for group in table:
             for value, by in group["rows"]:
                 recorded = (run.get("slices") or {}).get(group["name"], {}).get(value)
                 if group["name"] != "all" and recorded is not None:
                     assert by[system.sid]["accuracy"] == pytest.approx(recorded["accuracy"])
+
+
+def same_on_the_web(recorded: dict[str, Any], web: dict[str, Any]) -> None:
+    """The web app's JSON of a run gives every figure the run recorded, and its coverage."""
+    mine, theirs = dict(figures(recorded)), dict(figures(web))
+    assert {k: theirs.get(k) for k in mine} == mine
+    assert web["n"] == recorded["n"]
+    if recorded.get("coverage_of") is not None:
+        assert (web["coverage_of"], web["partial_by"]) == (recorded["coverage_of"],
+                                                          recorded["partial_by"])
 
 
 def documents_on_the_web(ev: dict[str, Any], data: Path, pred: Path) -> None:
@@ -219,3 +232,36 @@ def test_one_figure_on_the_real_releases(task: str, data: Path, tmp_path: Path) 
     if not data.exists():
         pytest.skip(f"{data} is absent")
     check(task, data, tmp_path)
+
+
+@pytest.mark.parametrize(("task", "data"), [
+    pytest.param(t, p, id=f"{t}-{p.name}") for t, paths in FIXTURES.items() for p in paths
+    if p.is_file() and t not in ("tne", "kitmus")])
+def test_one_figure_of_a_partial_run_on_the_web(task: str, data: Path, tmp_path: Path) -> None:
+    """A ``--limit`` run: the web app's JSON gives the figure ``run`` printed, over the
+    instances it covers, with its coverage (n of N, by --limit), and the leaderboard lists it
+    apart as "partial, n of N"."""
+    from refbench.runs.record import RunSettings
+    from refbench.runs.runner import run_model
+    from refbench.runs.store import Store
+    from refbench.tasks.choices import read_choices
+    from refbench.tasks.lookup import get_task
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    store = Store(tmp_path / "store.sqlite")
+    total = sum(1 for _ in read_choices(data, task=get_task(task)))
+    limit = total - 1  # the first instances, all but one
+    run = run_model(RunSettings("random", limit=limit), data, tmp_path / "run", store=store,
+                    progress=False, task=get_task(task))
+    store.close()
+    app = create_app(ServeConfig(data=[data], store=tmp_path / "store.sqlite",
+                                 index_dir=tmp_path / "index"))
+    client = app.test_client()
+    (r,) = app.config["CATALOG"].runs()
+    web = client.get(f"/runs/{r.rid}.json").get_json()
+    same_on_the_web(run, web)
+    assert (web["n"], web["coverage_of"], web["partial_by"]) == (limit, total, ["--limit"])
+    assert web["accuracy"] == run["accuracy"]
+    board = client.get("/leaderboard").get_data(as_text=True)
+    assert f"partial, {limit:,} of {total:,}" in board

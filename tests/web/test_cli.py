@@ -67,3 +67,37 @@ def test_studies_mount_on_the_app(cli: Any, tmp_path: Path) -> None:
         assert "Content-Security-Policy" in resp.headers
     assert client.get("/study/a/not-a-token/").status_code == 404
     assert client.get("/").status_code == 200  # the datasets page is still there
+
+
+def test_runs_takes_every_folder_up_to_the_next_option(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    """Issue 38, defect 11: the README's ``serve kitmus-suite --runs runs/first runs/emb``
+    gives both folders to ``--runs``; the second one is not taken for a dataset."""
+    from click.testing import CliRunner
+
+    import refbench.web.serve
+    from refbench.cli import app
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(refbench.web.serve, "serve_app",
+                        lambda data, **kw: seen.update(data=data, **kw))
+    first, emb = tmp_path / "first", tmp_path / "emb"
+    first.mkdir()
+    emb.mkdir()
+    result = CliRunner().invoke(app, ["serve", str(FILES["gap"]), "--runs", str(first),
+                                      str(emb), "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert seen["data"] == [FILES["gap"]] and seen["run_dirs"] == [first, emb]
+    assert seen["port"] == 8123
+    result = CliRunner().invoke(app, ["serve", "--runs", str(first), "--runs", str(emb),
+                                      str(FILES["gap"])])
+    assert result.exit_code == 0, result.output
+    assert seen["run_dirs"] == [first, emb, FILES["gap"]]  # everything after --runs is a run
+
+
+def test_spread_runs() -> None:
+    from refbench.cli.serve import spread_runs
+
+    assert spread_runs(["s", "--runs", "a", "b", "--port", "1", "--", "--runs"]) == \
+        ["s", "--runs", "a", "--runs", "b", "--port", "1", "--", "--runs"]
+    assert spread_runs(["--runs=a", "b"]) == ["--runs=a", "--runs", "b"]

@@ -26,6 +26,8 @@ PER_DATASET = {"browse.instance", "browse.by_id", "browse.np_fragment", "browse.
 # Query parameters that narrow a page to part of a dataset (a filter, a search, a later page).
 NARROWING = {"q", "after", "before", "mode", "slice", "value"}
 FEW = 3
+# A missing value printed as Python's None (a phantom "None / 0" column, a "None" cell).
+NONE = re.compile(r">\s*None\s*<|\bNone / |\(None\)|: None\b|>None\b")
 
 
 def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
@@ -74,7 +76,12 @@ def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
             continue
         if "text/html" not in response.content_type:
             continue
-        for href in re.findall(r'(?:href|src)="([^"#]*)', response.get_data(as_text=True)):
+        body = response.get_data(as_text=True)
+        shown = NONE.search(body)
+        if shown:
+            failures.append((url, "shows None", body[max(0, shown.start() - 120):
+                                                     shown.end() + 120]))
+        for href in re.findall(r'(?:href|src)="([^"#]*)', body):
             target = urljoin(url, href.replace("&amp;", "&"))
             if href and wanted(target):
                 queue.append(target)
@@ -100,7 +107,8 @@ def make(*args: str) -> None:
 def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
     """Finding 5: ``serve ../shared/data --runs <baselines>``: every linked page is a 200,
     every run sits on the data it read (TNE prediction files only on labelled TNE data), and
-    the home page's count of runs is the number of runs."""
+    the home page's count of runs is the number of runs. Issue 38: with a ``--limit`` run and
+    two systems sharing a name too, and no page shows "None"."""
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig
 
@@ -117,6 +125,12 @@ def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
         for model in ("random", "first"):
             make("run", "--model", model, "--data", str(data), "--store", str(store),
                  "--out", str(tmp_path / "runs" / f"{task}-{model}"), "--quiet")
+    make("run", "--model", "last", "--data", str(files["knowref"]), "--limit", "200",
+         "--store", str(store), "--out", str(tmp_path / "runs" / "knowref-limit"), "--quiet")
+    for model in ("first", "random"):  # two systems under one name
+        make("run", "--model", model, "--system", "Shared", "--data", str(files["winograd"]),
+             "--store", str(store), "--out", str(tmp_path / "runs" / f"shared-{model}"),
+             "--quiet")
     make("tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
          "--out", str(tmp_path / "tne"))
     app = create_app(ServeConfig(data=[REAL], run_dirs=[tmp_path / "tne"], store=store,
@@ -124,7 +138,7 @@ def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
     cat = app.config["CATALOG"]
     runs = cat.runs()
     tne_files = sorted((tmp_path / "tne").glob("*.jsonl"))
-    assert len(runs) == 2 * (1 + 1 + 1 + 1 + 1 + 1 + 4) + len(tne_files)
+    assert len(runs) == 2 * (1 + 1 + 1 + 1 + 1 + 1 + 4) + 3 + len(tne_files)
     for run in runs:
         if not run.is_documents:
             held = cat.dataset_of(run)
@@ -139,9 +153,16 @@ def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
     failures, opened = crawl(app)
     assert failures == []
     assert opened["board.run_page"] >= len(runs)
+    board = app.test_client().get("/leaderboard").get_data(as_text=True)
+    assert "partial, 200 of 1,269" in board  # the --limit run, listed apart
+    assert board.count("Shared [") >= 2  # two systems under one name, told apart
     home = app.test_client().get("/").get_data(as_text=True)
     counts = re.search(r"<strong>([\d,]+)</strong> of ([\d,]+) runs", home)
-    assert counts is not None and counts[1] == counts[2] == str(len(runs)), counts
+    # the Shared runs of first and random are those configurations' newest runs on WSC: the
+    # two older unnamed ones are not shown, and the home page lists them with why
+    assert counts is not None and (counts[1], counts[2]) == (str(len(runs) - 2),
+                                                            str(len(runs))), counts
+    assert "2 runs not shown" in home and home.count("the newest one") == 2
     assert set(attached) <= {r.rid for r in runs}
 
 
@@ -150,3 +171,20 @@ def test_a_missing_page_is_a_404_not_a_500(world: dict[str, Any], path: str) -> 
     from refbench.web.app import create_app
 
     assert create_app(world["config"]).test_client().get(path).status_code == 404
+
+
+def test_every_page_answers_with_partial_runs_and_shared_names(tmp_path: Path) -> None:
+    """Issue 38 on the fixtures: a ``--limit`` run beside complete suite runs, two systems
+    recorded under one name and a partial run of one of them: every page is a 200 and none
+    shows "None"."""
+    from scripts.regen_golden import GOLDEN
+
+    from tests.web.test_partial_and_names import SUBTASK, WSC, _app
+
+    app = _app([GOLDEN, WSC], tmp_path, [
+        ("first", GOLDEN, {}), ("random", GOLDEN, {}), ("last", SUBTASK, {"limit": 1}),
+        ("first", WSC, {"system": "Shared"}), ("random", WSC, {"system": "Shared"}),
+        ("first", WSC, {"system": "Shared", "limit": 1})])
+    failures, opened = crawl(app)
+    assert failures == []
+    assert opened["board.run_page"] >= 6 and opened["board.run_json"] >= 6

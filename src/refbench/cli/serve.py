@@ -12,7 +12,7 @@ from refbench.core.help_text import FilledCommand, examples
 
 EXAMPLE = (
     examples(
-        "refbench serve kitmus-suite --runs runs  # needs: a browser; serves until "
+        "refbench serve kitmus-suite --runs runs/first runs/emb  # needs: a browser; serves until "
         "Ctrl-C",
         "refbench serve ../shared/data/tne/test.jsonl.gz --runs baselines/ --tne-model "
         "models/tne  # needs: a browser, and a model (refbench tne train --help)",
@@ -20,11 +20,37 @@ EXAMPLE = (
         "Ctrl-C"))
 
 
-@click.command("serve", cls=FilledCommand, fills=FOLDER_FILLS, context_settings=CONTEXT,
+class _ServeCommand(FilledCommand):
+    """``--runs A B C``: every word after ``--runs`` up to the next option is a run folder (the
+    README's ``serve kitmus-suite --runs runs/first runs/emb``), as ``--runs A --runs B``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, spread_runs(args))
+
+
+def spread_runs(args: list[str]) -> list[str]:
+    """``--runs A B --port 1`` -> ``--runs A --runs B --port 1`` (nothing after ``--``)."""
+    out: list[str] = []
+    greedy = False
+    for k, word in enumerate(args):
+        if word == "--":
+            return out + args[k:]
+        if word.startswith("-"):
+            greedy = word == "--runs" or word.startswith("--runs=")
+            out.append(word)
+        elif greedy and out and out[-1] != "--runs":
+            out += ["--runs", word]
+        else:
+            out.append(word)
+    return out
+
+
+@click.command("serve", cls=_ServeCommand, fills=FOLDER_FILLS, context_settings=CONTEXT,
                epilog=EXAMPLE)
 @click.argument("data", nargs=-1, type=DATA)
 @click.option("--runs", "run_dirs", multiple=True, type=PATH,
-              help="Run folders (refbench run --out) or TNE prediction files; repeatable. "
+              help="Run folders (refbench run --out) or TNE prediction files: every word up to "
+                   "the next option (--runs runs/first runs/emb), or repeat --runs. "
                    "Every run in the store is shown as well.")
 @click.option("--store", type=PATH, default=None,
               help="Results store (default: refbench's default store).")

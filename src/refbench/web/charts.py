@@ -89,11 +89,12 @@ def _capped(label: str, rows: Sequence[tuple[str, Mapping[str, tuple[float, int]
 
 
 def slice_chart(groups: Sequence[SliceGroup], series: Sequence[str], *, title: str,
-                show_n: bool = False) -> bytes:
+                show_n: bool = False, chance: float | None = None) -> bytes:
     """Accuracy per value of each slice, one panel of horizontal bars per slice (values as
     long as the data makes them read on the left), a bar per series with its 95% Wilson
     interval and a dot at its value (so that 0 shows); ``show_n``: each value's number of
-    instances beside it (one series)."""
+    instances beside it (one series); ``chance``: a dotted line at a uniform guess's accuracy
+    in every panel, as the KITMUS figure draws its random baseline."""
     import textwrap
 
     from matplotlib.patches import Rectangle
@@ -105,7 +106,9 @@ def slice_chart(groups: Sequence[SliceGroup], series: Sequence[str], *, title: s
                            height_ratios=heights)
     palette = colours(series)
     height = 0.8 / max(1, len(series))
-    for ax, (label, rows) in zip(axes[:, 0], panels, strict=True):
+    for k, (ax, (label, rows)) in enumerate(zip(axes[:, 0], panels, strict=True)):
+        if chance is not None:
+            ax.axvline(chance, color="0.35", linestyle=":", linewidth=1.2, gid=f"chance-{k}")
         names = []
         for i, (value, by) in enumerate(rows):
             text = textwrap.shorten(value, 60, placeholder="…") or "(empty)"
@@ -132,7 +135,8 @@ def slice_chart(groups: Sequence[SliceGroup], series: Sequence[str], *, title: s
     if len(series) > 1:
         legend_below(fig, [Rectangle((0, 0), 1, 1, color=palette[s]) for s in series],
                      list(series))
-    fitted_title(fig, f"{title}\nerror bars: 95% Wilson intervals from n and accuracy")
+    note = f"; dotted: chance ({chance:.2f})" if chance is not None else ""
+    fitted_title(fig, f"{title}\nerror bars: 95% Wilson intervals from n and accuracy{note}")
     fit_axes_titles(fig)
     return svg_bytes(fig)
 

@@ -6,8 +6,8 @@ task refbench reads (KITMUS, KnowRef JSON/TSV, GAP, Winograd, AltEntities, TNE).
 not a suite is walked, and every readable data file in it becomes a dataset; files that are not
 data (resources, system outputs) are listed as skipped with the reason, never fatal.
 
-Dataset keys are stable (a slug of the name plus a hash of the resolved path), so URLs survive a
-restart of the server.
+Dataset keys say which dataset they are and are stable (the task, the folder and the file's name,
+plus a hash of the resolved path), so URLs survive a restart of the server.
 
 A folder is walked inside itself only: a symbolic link that resolves outside the folder given
 is not followed (one note lists such links by their own names, never their targets, which the
@@ -56,16 +56,22 @@ class Dataset:
 
     def holds(self, task: str, file: Path | None, sha256: str | None) -> bool:
         """Whether a run of ``task`` on ``file`` (whose content had ``sha256`` when it ran)
-        answers this dataset: by content when the run recorded it, else (runs recorded before
+        answers this dataset: by content when the run recorded it (a file of the dataset, or any
+        file inside a served folder that still holds that content), else (runs recorded before
         refbench kept it) by the file's place."""
         if task != self.task.name:
             return False
-        if sha256:
-            return sha256 in self.contents
+        if sha256 and sha256 in self.contents:
+            return True
         if file is None:
             return False
         f = file.resolve()
-        return f in self.files or (self.path.is_dir() and self.path in f.parents)
+        if not sha256:
+            return f in self.files or (self.path.is_dir() and self.path in f.parents)
+        # Any other file of a served folder (a release's other view, a .jsonlines beside the
+        # .v4_gold_conll that is indexed) that still holds what the run read.
+        return self.path.is_dir() and self.path in f.parents and f.is_file() \
+            and content_sha256(f) == sha256
 
 
 _SHAS: dict[tuple[str, int, int], str] = {}
@@ -89,12 +95,27 @@ class Discovery:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
 
 
-def dataset_key(path: Path) -> str:
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def dataset_key(path: Path, task: str = "") -> str:
+    """A key that says which dataset it is: the task, the folder a file lies in and the
+    file's name without its extensions (``altentities-recipes-test-…``, ``kitmus-released-…``),
+    then a hash of the resolved path that keeps it unique and stable across restarts."""
     resolved = str(path.resolve())
     name = path.name
     for ext in (".gz", ".bz2"):
         name = name.removesuffix(ext)
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower()[:40] or "data"
+    words = _slug(name)[:30].strip("-")
+    if not path.is_dir():
+        words = _slug(name.split(".")[0] or name)[:30].strip("-")
+        parent = _slug(path.parent.name)[:20].strip("-")
+        if parent and parent != _slug(task):
+            words = f"{parent}-{words}"
+    if task and words != _slug(task):
+        words = f"{_slug(task)}-{words.removeprefix(_slug(task) + '-')}"
+    slug = words.strip("-") or "data"
     return f"{slug}-{hashlib.sha1(resolved.encode()).hexdigest()[:8]}"
 
 
@@ -146,12 +167,12 @@ def open_dataset(path: Path) -> Dataset:
         files = task.folder.every_file(path)
         if not files:
             raise RefbenchError("the folder holds none of its task's data files", path=path)
-        return Dataset(dataset_key(path), path, (task.web or PLAIN).dataset_kind(path), task,
-                       tuple(files), label)
+        return Dataset(dataset_key(path, task.name), path,
+                       (task.web or PLAIN).dataset_kind(path), task, tuple(files), label)
     if not path.is_file():
         raise RefbenchError("no such file or folder", path=path)
     kind, task = classify_file(path)
-    return Dataset(dataset_key(path), path, kind, task, (path,), label)
+    return Dataset(dataset_key(path, task.name), path, kind, task, (path,), label)
 
 
 def discover(paths: list[Path]) -> Discovery:

@@ -363,6 +363,16 @@ def _natural(value: str) -> tuple[int, int | str]:
     return (0, int(value)) if value.isdigit() else (1, value)
 
 
+def stemmed_forms(rows: list[dict[str, Any]], q: str) -> list[str]:
+    """The word forms a search matched on a page of results (from their snippets), when they
+    are not only the words typed: "nurses" also finds "nursed" (Porter stems), and the page
+    says so instead of leaving it to be guessed."""
+    typed = {w.lower() for w in _WORD.findall(q)}
+    forms = sorted({text.strip().lower() for row in rows for text, hit in row.get("snippet")
+                    or () if hit and text.strip()}, key=lambda w: (w not in typed, w))
+    return forms if set(forms) - typed else []
+
+
 def segments(snippet: str) -> list[Segment]:
     """A marked snippet as (text, matched) segments, runs of white space as one space."""
     out: list[Segment] = []

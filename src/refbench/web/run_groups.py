@@ -45,7 +45,8 @@ class RunGroup:
 
 
 def _matches(words: list[str], run: RunInfo, ds: Dataset | None, label: str) -> bool:
-    hay = " ".join([run.rid, run.model, run.task, label, str(run.data or run.predictions),
+    hay = " ".join([run.rid, run.model, run.name, run.task, label,
+                    str(run.data or run.predictions),
                     ds.label if ds else ""]).lower()
     return all(w in hay for w in words)
 
@@ -68,13 +69,39 @@ def group_runs(cat: Catalog, runs: list[RunInfo], text: str = "") -> list[RunGro
         if r.rid in placed or cat.dataset_of(r) is not None or not _matches(words, r, None, ""):
             continue
         group = groups.setdefault(f"none:{r.task}", RunGroup(ds=None, task=r.task))
-        found = next((s for s in group.systems if s.model == r.model), None)
+        found = next((s for s in group.systems if s.label == r.name and s.model == r.model), None)
         if found is None:
-            group.systems.append(SystemRuns(label=r.model, model=r.model, runs=[r]))
+            group.systems.append(SystemRuns(label=r.name, model=r.model, runs=[r]))
         else:
             found.runs.append(r)
     out = sorted(groups.values(), key=lambda g: (g.ds is None, g.task,
                                                  g.ds.label if g.ds else ""))
     for g in out:
         g.systems.sort(key=lambda s: s.label)
+    return out
+
+
+def hidden_runs(cat: Catalog, runs: list[RunInfo], text: str = "") -> list[tuple[RunInfo, str]]:
+    """The runs (matching ``text``) that no group shows, each with why: another run of the
+    same system on the same data stands for it (a complete run before a partial one, then the
+    newest), so the home page's "n of N runs" always adds up."""
+    words = text.lower().split()
+    shown: dict[str, RunInfo] = {}
+    standing: dict[tuple[str, str, str], RunInfo] = {}
+    for ds in cat.datasets.values():
+        for s in cat.systems(ds):
+            for r in s.runs:
+                shown[r.rid] = r
+                standing[(r.model, r.fingerprint, str(r.data_sha256 or r.data))] = r
+    out = []
+    for r in runs:
+        held = cat.dataset_of(r)
+        if r.rid in shown or held is None or not _matches(words, r, held, r.name):
+            continue
+        other = standing.get((r.model, r.fingerprint, str(r.data_sha256 or r.data)))
+        rule = ("a complete run before a partial one" if r.is_partial and not other.is_partial
+                else "the newest one") if other is not None else ""
+        why = (f"run {other.rid} of the same system on the same data is shown instead "
+               f"({rule})" if other is not None else "no served dataset's systems include it")
+        out.append((r, why))
     return out

@@ -5,7 +5,9 @@ A *run* is one model on one data file: a row of the results store, or a folder t
 (``refbench tne predict`` / ``tne baseline``). A *system* is what a page compares: every run of
 one model configuration (model fingerprint) on the files of one dataset, so the 24 runs of
 ``refbench run --data SUITE`` are one system on the suite. When a file was run several times
-by the same configuration, the latest run counts.
+by the same configuration, the latest complete run counts (a partial one, ``--limit``, only
+when there is none). What a run is of and how much of it comes from its
+:class:`~refbench.core.result.Result` (:attr:`RunInfo.result`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,20 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
-from refbench.runs.record import data_sha256
+from refbench.core.result import (
+    BY_LIMIT,
+    Coverage,
+    DataIdentity,
+    Result,
+    SystemIdentity,
+    data_sha256,
+    names_apart,
+)
 from refbench.runs.store import Store
 from refbench.tasks.lookup import find_task, tasks_with
 from refbench.web.datasets import Dataset
@@ -39,6 +50,40 @@ class RunInfo:
     # The content of the data it read (None: a run recorded without it, or a TNE file): a
     # run belongs to a served dataset holding that content, wherever either lies.
     data_sha256: str | None = None
+
+    @cached_property
+    def result(self) -> Result:
+        """The run's result, read by the one reader (an older ``metrics.json`` migrated); when
+        a partial run's file did not record how many instances its data holds, the data says
+        (a TNE prediction file, which records nothing, is its system and file alone)."""
+        try:
+            found = Result.from_json({"task": self.task, "model": self.model,
+                                      "model_fingerprint": self.fingerprint, "n": 0,
+                                      **self.metrics}) if self.metrics else None
+        except RefbenchError:
+            found = None
+        if found is None:
+            return Result(task=self.task, system=SystemIdentity(self.model, self.fingerprint),
+                          data=DataIdentity(None, None, self.predictions.name,
+                                            str(self.predictions)),
+                          coverage=Coverage(0))
+        c = found.coverage
+        if c.of is None and (facts := _data_facts(self)) is not None:
+            # a --limit at least the data's size left it whole
+            by = tuple(b for b in c.by if b != BY_LIMIT or c.n < facts[0])
+            found = found.with_coverage(Coverage(c.n, facts[0], by))
+        return found
+
+    @property
+    def name(self) -> str:
+        """The name the run was given (``run --system``), else its model spec."""
+        return self.result.system.name
+
+    @property
+    def is_partial(self) -> bool:
+        """Scored on part of its data (``--limit``, a shard, missing predictions): never
+        ranked with complete runs (:func:`refbench.core.result.complete_and_partial`)."""
+        return self.result.is_partial
 
     @property
     def is_documents(self) -> bool:
@@ -177,11 +222,50 @@ def all_runs(store_path: Path, run_dirs: Iterable[Path]) -> tuple[list[RunInfo],
     return list(by_pred.values()), problems + skipped
 
 
+_FACTS: dict[tuple[str, int, int, str], tuple[int, frozenset[int]] | None] = {}
+
+
+def _data_facts(run: RunInfo) -> tuple[int, frozenset[int]] | None:
+    """(instances in the run's data, the numbers of candidates they have), read once per file
+    while it is unchanged; None when the data cannot be read."""
+    if run.data is None or not run.data.is_file() or run.is_documents:
+        return None
+    st = run.data.stat()
+    options = run.metrics.get("reader_options") or {}
+    key = (str(run.data), st.st_size, st.st_mtime_ns, json.dumps(options, sort_keys=True))
+    if key not in _FACTS:
+        from refbench.tasks.choices import read_choices
+
+        try:
+            sizes = [len(i.candidates) for i in read_choices(
+                run.data, task=find_task(run.task), options=options)]
+            _FACTS[key] = (len(sizes), frozenset(sizes))
+        except RefbenchError:
+            _FACTS[key] = None
+    return _FACTS[key]
+
+
+def chance(run: RunInfo) -> float | None:
+    """The accuracy of a uniform guess when every instance of the run's data has the same
+    number of candidates (two for WSC, KnowRef, Winogender); None when they differ."""
+    facts = _data_facts(run)
+    if facts is None or len(facts[1]) != 1:
+        return None
+    (k,) = facts[1]
+    return 1 / k if k else None
+
+
 def _name(runs: Iterable[RunInfo], model: str) -> str:
     """A system's name: the one its latest run was given (``run --system``), else its spec."""
     latest = max(runs, key=lambda r: (r.created, r.rid), default=None)
-    name = latest.metrics.get("system") if latest is not None else None
-    return str(name) if name else model
+    return latest.name if latest is not None else model
+
+
+def _newer(run: RunInfo, old: RunInfo | None) -> bool:
+    """Whether ``run`` stands for its system on a data file instead of ``old``: a complete
+    run before a partial one (``--limit``), else the later one."""
+    return old is None or (not run.is_partial, run.created, run.rid) \
+        > (not old.is_partial, old.created, old.rid)
 
 
 def systems_for(ds: Dataset, runs: Iterable[RunInfo],
@@ -203,15 +287,15 @@ def systems_for(ds: Dataset, runs: Iterable[RunInfo],
                 continue
             target = run.data_sha256 or run.data  # one run per data file: its content
         group = groups.setdefault((run.model, run.fingerprint), {})
-        old = group.get(target)
-        if old is None or (run.created, run.rid) > (old.created, old.rid):
+        if _newer(run, group.get(target)):
             group[target] = run
     systems = [System(sid="m" + _hash(f"{model}|{fp}"), label=_name(g.values(), model),
                       model=model, fingerprint=fp,
                       runs=sorted(g.values(), key=lambda r: str(r.predictions)))
                for (model, fp), g in groups.items()]
-    labels = [s.label for s in systems]
-    for s in systems:
-        if labels.count(s.label) > 1:
-            s.label = f"{s.model} ({s.fingerprint[:6]})"
+    # two configurations under one name both keep it, told apart as every table tells them
+    for s, label in zip(systems, names_apart([SystemIdentity(
+            s.model, s.fingerprint, None if s.label == s.model else s.label)
+            for s in systems]), strict=True):
+        s.label = label
     return sorted(systems, key=lambda s: s.label)

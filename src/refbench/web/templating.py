@@ -91,5 +91,7 @@ def install(app: Flask) -> None:
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.globals.update(with_args=with_args, ENTITY_COLOURS=ENTITY_COLOURS,
                                  chain_class=chain_class)
+    from refbench.web.query import stemmed_forms
+
     app.jinja_env.filters.update(fmt=fmt, pvalue=pvalue,
-                                 bootstrap_pvalue=bootstrap_pvalue)
+                                 bootstrap_pvalue=bootstrap_pvalue, stemmed_forms=stemmed_forms)

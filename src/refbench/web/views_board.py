@@ -7,7 +7,7 @@ import json
 from functools import partial
 from typing import Any
 
-from flask import Blueprint, abort, render_template, url_for
+from flask import Blueprint, Response, abort, render_template, url_for
 
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN
@@ -26,20 +26,48 @@ def _columns(task: Task | None) -> tuple[tuple[str, str], ...]:
 
 
 def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
-    """A metric of a run with its 95% interval: the run's own bootstrap interval where it
-    stored one (KITMUS), else a Wilson interval for accuracies."""
-    m = run.metrics
-    value = m.get(key)
-    if not isinstance(value, int | float):
+    """A figure of a run's result with its 95% interval: the run's own (bootstrap, or the
+    method its result names) where it stored one, else a Wilson interval for accuracies."""
+    result = run.result
+    figure = result.figure(key)
+    if figure is None or figure.value is None:
         return None
-    ci = (m.get("ci95") or {}).get(key)
-    method = "bootstrap"
+    ci = figure.interval
+    method = result.interval_method
+    name = dict(method.per_figure).get(key, method.name) if method else "bootstrap"
     if not ci and key.startswith("accuracy"):
-        n = int(m.get("n_with_gold") or 0)
-        ci = wilson_interval(round(float(value) * n), n)
-        method = "Wilson"
-    return {"value": float(value), "ci": tuple(ci) if ci else None,
-            "method": method if ci else None, "rid": run.rid}
+        n = int(result.details.get("n_with_gold") or 0)
+        ci = wilson_interval(round(float(figure.value) * n), n)
+        name = "Wilson"
+    return {"value": float(figure.value), "ci": tuple(ci) if ci else None,
+            "method": name if ci else None, "rid": run.rid}
+
+
+def split_partial(ds: Dataset, systems: list[System]
+                  ) -> tuple[list[System], list[dict[str, Any]]]:
+    """The systems with their complete runs only (what is ranked), and one row per partial run
+    (``--limit``, a shard), listed apart with its coverage, n of N."""
+    from dataclasses import replace
+
+    keys = [k for k, _ in _columns(ds.task)] + ["accuracy"]
+    ranked: list[System] = []
+    partial: list[dict[str, Any]] = []
+    for s in systems:
+        whole = [r for r in s.runs if not r.is_partial]
+        if whole:
+            ranked.append(replace(s, runs=whole))
+        for r in s.runs:
+            if r.is_partial:
+                n, total = r.result.coverage.n, r.result.coverage.of
+                figure = next((c for k in keys if (c := cell(r, k))), None)
+                name = next((label for k, label in _columns(ds.task) if cell(r, k)),
+                            "accuracy")
+                where = r.data.relative_to(ds.path) if ds.is_folder and r.data is not None \
+                    and ds.path in r.data.parents else (r.data.name if r.data else "")
+                partial.append({"system": s, "run": r, "n": n, "total": total,
+                                "why": ", ".join(r.result.coverage.by),
+                                "metric": name, "cell": figure, "file": str(where)})
+    return ranked, partial
 
 
 SUITE_BLOCK_COLUMNS = 9  # subtask columns per leaderboard table (3 KITMUS variants x 3)
@@ -62,6 +90,7 @@ def _folder_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     folder = ds.task.folder
     assert folder is not None
     key = ds.view.leaderboard_columns[0][0]
+    systems, partial = split_partial(ds, systems)
     filled = folder_columns(ds, systems)
     groups = list(dict.fromkeys(g for g, _ in filled))
     per_system = []
@@ -96,7 +125,7 @@ def _folder_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     spans = [(g, sum(1 for c in columns if c["group"] == g)) for g in groups]
     return {"columns": columns, "rows": rows, "suite": True, "variants": spans,
             "blocks": column_blocks(spans), "metric": folder.caption,
-            "n_columns": len(filled), "n_common": len(common)}
+            "n_columns": len(filled), "n_common": len(common), "partial": partial}
 
 
 def column_blocks(spans: list[tuple[str, int]], width: int = SUITE_BLOCK_COLUMNS
@@ -121,6 +150,7 @@ def _flat_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
     different instances (``--limit``), each row also gets its accuracy on the instances every
     run answered, and the rows are ranked by it."""
     metrics = _columns(ds.task)
+    systems, partial = split_partial(ds, systems)
     rows: list[dict[str, Any]] = []
     for s in systems:
         for r in s.runs:
@@ -138,7 +168,7 @@ def _flat_table(ds: Dataset, systems: list[System]) -> dict[str, Any]:
         rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"] and r["cells"][0]
                                   else 0))
     return {"columns": [metrics[k][1] for k in used], "rows": rows, "suite": False,
-            "common": common}
+            "common": common, "partial": partial}
 
 
 def common_accuracy(ds: Dataset, systems: list[System]) -> dict[str, Any] | None:
@@ -192,8 +222,11 @@ def _table(ds: Dataset, systems: list[System]) -> dict[str, Any] | None:
         return table if table["rows"] else None
     if ds.path.is_dir() and ds.task.folder is not None \
             and len(ds.files) > 1:  # one run per file of a folder (a suite, WinoBias)
-        return _folder_table(ds, systems)
-    return _flat_table(ds, systems)
+        table = _folder_table(ds, systems)
+    else:
+        table = _flat_table(ds, systems)
+    # a table with only partial results still lists them (apart from the ranking)
+    return table if table["rows"] or table.get("partial") else None
 
 
 @bp.route("/leaderboard")
@@ -212,6 +245,18 @@ def leaderboard() -> str:
             continue
         by_task.setdefault(ds.task.name, []).append({"ds": ds, "table": table})
     return render_template("leaderboard.html", by_task=by_task)
+
+
+@bp.route("/runs/<rid>.json")
+def run_json(rid: str) -> Response:
+    """A run's result as ``metrics.json`` serialises it (:meth:`Result.to_json`): the figures
+    and coverage ``run`` printed, whatever version of refbench wrote the run."""
+    run = catalog().run(rid)
+    if run is None:
+        abort(404, description=f"There is no run {rid!r}.")
+    body = json.dumps({"run": run.rid, **run.result.to_json()}, indent=2, ensure_ascii=False,
+                      default=str, sort_keys=True)
+    return Response(body, mimetype="application/json")
 
 
 @bp.route("/runs/<rid>")

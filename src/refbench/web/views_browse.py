@@ -37,13 +37,13 @@ def home() -> str:
                 n = idx.count(db)
         rows.append({"ds": ds, "n": n, "indexed": current,
                      "systems": len(cat.systems(ds))})
-    from refbench.web.run_groups import group_runs
+    from refbench.web.run_groups import group_runs, hidden_runs
 
     runs = cat.runs()
     wanted = request.args.get("runs", "")
     groups = group_runs(cat, runs, wanted)
     return render_template("home.html", datasets=rows, runs=runs, run_groups=groups,
-                           run_filter=wanted,
+                           run_filter=wanted, hidden=hidden_runs(cat, runs, wanted),
                            shown=len({r.rid for g in groups for s in g.systems
                                       for r in s.runs}),
                            skipped=cat.skipped + cat.run_problems

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, request, url_for
@@ -28,7 +28,7 @@ from refbench.web.datasets import Dataset
 from refbench.web.params import catalog, connect, dataset_or_404
 from refbench.web.predictions import ensure_system, system_signature
 from refbench.web.records import facet_labels
-from refbench.web.runs import RunInfo, System
+from refbench.web.runs import RunInfo, System, chance
 
 bp = Blueprint("charts", __name__)
 
@@ -74,7 +74,7 @@ def _index_stamp(ds: Dataset) -> str:
 
 
 def _label(run: RunInfo, system: System | None) -> str:
-    return system.label if system is not None else run.model
+    return system.label if system is not None else run.name
 
 
 # -- what a run's charts show --------------------------------------------------------------
@@ -97,7 +97,8 @@ def _run_slices(run: RunInfo, ds: Dataset | None, system: System | None) -> byte
     if not groups:
         return None
     return charts.slice_chart(groups, [_label(run, system)], show_n=True,
-                              title=f"Accuracy by slice: {_label(run, system)}")
+                              title=f"Accuracy by slice: {_label(run, system)}",
+                              chance=chance(run))
 
 
 def _system_results(system: System, split: Any = None) -> list[dict[str, Any]]:
@@ -189,7 +190,19 @@ def _compare_slices(ds: Dataset, systems: list[System]) -> bytes | None:
     if not groups:
         return None
     return charts.slice_chart(groups, [s.label for s in systems],
-                              title=f"Accuracy by slice on {ds.label}")
+                              title=f"Accuracy by slice on {ds.label}",
+                              chance=_one_chance(r for s in systems for r in s.runs))
+
+
+def _one_chance(runs: Iterable[RunInfo]) -> float | None:
+    """The chance level the runs share (None as soon as two differ: a KITMUS suite's 2, 3
+    and 4 entities, so its files are not all read to learn it)."""
+    seen: set[float | None] = set()
+    for r in runs:
+        seen.add(chance(r))
+        if len(seen) > 1:
+            return None
+    return seen.pop() if seen else None
 
 
 def _compare_documents(ds: Dataset, systems: list[System]) -> bytes | None:
