@@ -256,7 +256,7 @@ def test_other_tasks_report_from_store_names_model_data_and_split(tmp_path: Path
     ok("run", "--model", "first", "--data", str(DATA["kitmus-native"]), "--limit", "1", "--out",
        str(tmp_path / "partial"), "--store", store, "--quiet")
     partial = run_cli("report", "--from-store", "--store", store)
-    assert partial.returncode == 0 and "left out run 5 (only the first 1 instances" in \
+    assert partial.returncode == 0 and "left out run 5 (only the first 1 of " in \
         partial.stderr
     md = ok("report", "--from-store", "--store", store, "--ci")
     assert "**GAP results**" in md and "**Winograd-style results**" in md

@@ -62,6 +62,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         skipped: list[str] = []
         ids = parse_ints(run_ids, "--runs")  # a bad option is named before the store is opened
         with Store(store, readonly=True) as st:
+            click.echo(st.describe(), err=True)
             data = store_results(st, ids=ids, tag=tag, skipped=skipped)
         for note in skipped:
             click.echo(f"note: left out {note}", err=True)

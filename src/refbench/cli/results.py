@@ -52,6 +52,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     from refbench.runs.store import Store
 
     with Store(store, readonly=True) as st:
+        click.echo(st.describe(), err=True)
         rows = st.runs(limit=limit or None, task=task, tag=tag)
         path = st.path
         for r in rows:  # a partial run (lm-eval --limit) says how much of its data it covers
@@ -90,6 +91,7 @@ def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
     from refbench.runs.store import Store
 
     with Store(store, readonly=True) as st:
+        click.echo(st.describe(), err=True)
         row = st.get(run_id)
     if as_json:
         print_json(row)
@@ -107,6 +109,7 @@ def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
     from refbench.runs.store import Store
 
     with Store(store, create=False) as st:
+        click.echo(st.describe(), err=True)
         st.remove(list(run_ids))
     click.echo(f"removed run{'s' if len(run_ids) > 1 else ''} "
                f"{', '.join(map(str, run_ids))} from {st.path}")
@@ -126,6 +129,7 @@ def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
     from refbench.runs.store import Store
 
     with Store(store, create=False) as st:
+        click.echo(st.describe(), err=True)
         for rid in run_ids:
             now = st.tag(rid, list(tags), remove=remove)
             click.echo(f"run {rid}: tags {', '.join(now) or '(none)'}")
@@ -143,6 +147,7 @@ def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
     from refbench.runs.store import Store
 
     with Store(store) as st:
+        click.echo(st.describe(), err=True)
         for folder, metrics in run_folders(list(run_dirs)):
             rid = record_run(st, metrics, folder)
             click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
@@ -173,6 +178,8 @@ def results_merge(shard_dirs: tuple[Path, ...], out: Path, store: Path | None, n
     from refbench.runs.store import Store
 
     st = None if no_store else Store(store)
+    if st is not None:
+        click.echo(st.describe(), err=True)
     metrics = merge_shards(list(shard_dirs), out, store=st)
     if as_json:
         print_json(metrics)
@@ -192,8 +199,10 @@ def results_import(source: Path, store: Path | None) -> None:
     from refbench.runs.store import Store
 
     with Store(source, readonly=True) as src, Store(store) as st:
+        click.echo(st.describe(), err=True)
         runs, preds = st.import_from(src)
-    click.echo(f"copied {runs} runs and {preds} cached predictions from {source} into {st.path}")
+    click.echo(f"copied {runs} run{'' if runs == 1 else 's'} and {preds} cached predictions "
+               f"from {source} into {st.path}")
 
 
 @results.command("import-lm-eval", context_settings=CONTEXT, epilog=(
@@ -247,6 +256,8 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
     for p in samples if folder else (*samples, data):
         check_input_file(p)
     st = None if no_store else Store(store)
+    if st is not None:
+        click.echo(st.describe(), err=True)
     try:
         if folder:
             from refbench.runs.lm_eval_suite import import_lm_eval_folder

@@ -147,6 +147,8 @@ def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
     from refbench.runs.store import Store
 
     st = None if no_store else Store(store)
+    if st is not None:
+        click.echo(st.describe(), err=True)
     invalid = InvalidInstances() if skip_invalid else None
     for note in st.notes if st else ():
         click.echo(note, err=True)

@@ -54,7 +54,8 @@ def choice_metrics(task: str, instances: Sequence[ChoiceInstance],
         for key, value in (slices(inst) if slices else {}).items():
             if value is not None:
                 by[key][str(value)].append(pair)
-    out["slices"] = {k: {v: {"n": len(p), "accuracy": accuracy(p)}
+    # a slice's n is the instances its accuracy is over: those with gold (GAP has some without)
+    out["slices"] = {k: {v: {"n": sum(g is not None for _, g in p), "accuracy": accuracy(p)}
                          for v, p in sorted(vals.items())}
                      for k, vals in sorted(by.items())}
     return out

@@ -14,6 +14,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
+from refbench.core.result import coverage_of, names_apart, system_of
 from refbench.tasks.files import split_from_name
 from refbench.tasks.lookup import find_task, tasks_with
 
@@ -48,12 +49,59 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     out = []
     for given in paths:
         p = _result_file(Path(given))
+        _not_predictions(p)
         data = load_json_object(p, "result object")
         if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
         check_result_shape(data, p)
         out.append(_complete(data, str(p)))
-    return out
+    return labelled(out)
+
+
+def labelled(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rules of :mod:`refbench.core.result` applied to the results of one report: two
+    systems sharing a name are named apart (``S [first b82826]``), never merged into one
+    column; a partial result is named as such (``S (partial: 1 of 2)``), so it is shown with
+    its n of N and never averaged or ranked with complete results."""
+    found = [(k, system_of(r)) for k, r in enumerate(results)]
+    known = [(k, s) for k, s in found if s is not None]
+    for (k, _), name in zip(known, names_apart([s for _, s in known]), strict=True):
+        results[k]["system"] = name
+    for r in results:
+        if r.get("mode") == "suite" or "n" not in r:
+            continue
+        cov = coverage_of(r)
+        if cov.is_partial:
+            of = "?" if cov.of is None else str(cov.of)
+            r["system"] = f"{r.get('system') or r.get('model')} (partial: {cov.n} of {of})"
+    return results
+
+
+def _not_predictions(p: Path) -> None:
+    """A predictions file (JSON lines, as ``run`` or a task's baseline writes) is not a result:
+    say how to make one of it, instead of "invalid JSON"."""
+    import json
+
+    from refbench.core.inputs import format_name
+    from refbench.core.io import read_lines
+
+    name = format_name(p)
+    if not name.endswith((".jsonl", ".jsonlines")):
+        return
+    lines = []
+    for _, text in read_lines(p):
+        if text.strip():
+            lines.append(text)
+        if len(lines) > 1:
+            break
+    try:
+        first = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        return
+    if isinstance(first, dict) and (len(lines) > 1 or "task" not in first):
+        raise RefbenchError("is a predictions file (JSON lines), not a result: score it first "
+                            f"with refbench evaluate --task TASK --gold GOLD --pred {p} --out "
+                            "result.json, then refbench report result.json", path=p)
 
 
 def check_result_shape(data: dict[str, Any], path: str | Path) -> None:
@@ -88,12 +136,12 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
         if full.get("split"):
             metrics.setdefault("split", full["split"])
         metrics["run_id"] = row["run_id"]
-        if metrics.get("limit") is not None:
+        cov = coverage_of(metrics)
+        if cov.is_partial:
             if skipped is not None:
-                cov = metrics.get("data_coverage")
-                skipped.append(f"run {row['run_id']} (only the first {metrics['limit']} "
-                               + (f"of {cov['of']} instances: {cov.get('by', '--limit')})"
-                                  if isinstance(cov, dict) else "instances: --limit)"))
+                of = "" if cov.of is None else f" of {cov.of}"
+                skipped.append(f"run {row['run_id']} (only the first {cov.n}{of} instances: "
+                               f"{', '.join(cov.by) or '--limit'}; partial)")
             continue
         out.append(_complete(metrics, f"run {row['run_id']}"))
-    return out
+    return labelled(out)

@@ -62,7 +62,8 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
     for r in results:
         system = str(r.get("system") or r.get("model") or Path(str(r.get("_path", "?"))).stem)
         data = r.get("data") or r.get("gold")
-        n = r.get("n", r.get("n_documents"))
+        # n: the instances the figures are over (GAP: those with gold, not every row)
+        n = r.get("n_with_gold", r.get("n", r.get("n_documents")))
         row = [system, *([str(r.get("model") or "-")] if show_model else []), data_label(data),
                str(r.get("split") or "-"), str(n or "-")]
         for k in keys:
@@ -82,6 +83,8 @@ def generic_table(results: Sequence[dict[str, Any]], *, metric: str | None = Non
         rows.append(row)
     notes = ["Figures are fractions" + (" (bias: F1 feminine / F1 masculine)."
                                         if "bias" in keys else ".")]
+    if any(r.get("n_with_gold") not in (None, r.get("n")) for r in results):
+        notes.append("n: the instances with a gold answer, which the figures are over.")
     for t in tasks:
         found = find_task(t)
         notes += list(found.report.table_notes) if found and found.report else []

@@ -29,10 +29,11 @@ from typing import Any, NamedTuple
 from refbench.core.errors import RefbenchError
 from refbench.core.inputs import json_type
 from refbench.core.provenance import provenance
+from refbench.core.result import data_sha256
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
-from refbench.runs.record import data_sha256, now, save_run, write_predictions
+from refbench.runs.record import as_result, now, run_coverage, save_run, write_predictions
 from refbench.runs.store import Store
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
@@ -277,4 +278,6 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
     metrics["provenance"] = prov
     metrics["provenance"]["model_config"] = {"name": "lm-eval", "model": name,
                                              "model_args": args, "version": lm_eval["version"]}
-    return save_run(metrics, out, store)
+    coverage = run_coverage(len(prep.instances), n_in_data=prep.total, limit=None,
+                            lm_eval_limit=partial)
+    return save_run(as_result(metrics, coverage), out, store)

@@ -22,10 +22,19 @@ from refbench.core.errors import E_OUTPUT, RefbenchError
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import atomic_write, finite, write_text_atomic
 from refbench.core.provenance import provenance
+from refbench.core.result import (
+    BY_LIMIT,
+    BY_LM_EVAL_LIMIT,
+    BY_SHARD,
+    Coverage,
+    Result,
+    data_sha256,
+)
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
+from refbench.tasks.scoring import score_choices
 
 
 @dataclass(frozen=True)
@@ -74,19 +83,35 @@ class FinishedRun:
     shard: dict[str, Any] | None = None
     #: Each prediction carries lm-eval's doc/prompt/target hashes.
     lm_eval_hashes: bool = False
+    #: How many instances the data file holds (before ``--limit`` and shards).
+    n_in_data: int | None = None
 
 
-def data_sha256(metrics_or_provenance: dict[str, Any]) -> str | None:
-    """The sha256 of the data a run read: its ``data_sha256``, else what its provenance
-    recorded (runs made before refbench recorded the first). A run's dataset is its task, this
-    content and its split, wherever the file lies."""
-    given = metrics_or_provenance.get("data_sha256")
-    if isinstance(given, str) and given:
-        return given
-    prov = metrics_or_provenance.get("provenance", metrics_or_provenance)
-    inputs = (prov.get("inputs") or {}).get("data") or [{}] if isinstance(prov, dict) else [{}]
-    sha = inputs[0].get("sha256") if isinstance(inputs[0], dict) else None
-    return str(sha) if sha else None
+def run_coverage(n: int, *, n_in_data: int | None, limit: int | None,
+                 shard: dict[str, Any] | None = None, lm_eval_limit: bool = False) -> Coverage:
+    """How much of its data a run covers: ``n`` instances of the ``n_in_data`` its file holds,
+    and why fewer (``--limit``, a shard, lm-eval's ``--limit``)."""
+    by: list[str] = []
+    if lm_eval_limit:
+        by.append(BY_LM_EVAL_LIMIT)
+    elif limit is not None and n_in_data is not None and limit < n_in_data:
+        by.append(BY_LIMIT)
+    if shard is not None:
+        by.append(BY_SHARD)
+    return Coverage(n, n_in_data, tuple(by))
+
+
+def as_result(metrics: dict[str, Any], coverage: Coverage | None = None) -> dict[str, Any]:
+    """``metrics`` as the :class:`~refbench.core.result.Result` writes it (schema, identities,
+    coverage): what every producer hands to :func:`save_run`."""
+    result = Result.from_json(metrics)
+    if coverage is not None:
+        result = result.with_coverage(coverage)
+    out = result.to_json()
+    for key in ("run_id",):
+        if key in metrics:
+            out[key] = metrics[key]
+    return out
 
 
 def now() -> str:
@@ -110,7 +135,7 @@ def finish_run(run: FinishedRun, *, store: Store | None,
         hashes = instance_hashes(run.instances)
     s = run.settings
     metrics = write_predictions(run.out, run.task, run.data, run.instances, run.outputs,
-                                hashes=hashes, full=s.limit is None and run.shard is None,
+                                hashes=hashes,
                                 skip_invalid=run.skipped is not None)
     pred_path = run.out / "predictions.jsonl"
     if run.skipped is not None:
@@ -134,15 +159,19 @@ def finish_run(run: FinishedRun, *, store: Store | None,
         metrics["shard"] = run.shard
     metrics["provenance"] = prov
     metrics["provenance"]["model_config"] = run.model_config
-    return save_run(metrics, run.out, None if run.shard else store)
+    coverage = run_coverage(len(run.instances), n_in_data=run.n_in_data, limit=s.limit,
+                            shard=run.shard)
+    return save_run(as_result(metrics, coverage), run.out, None if run.shard else store)
 
 
 def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[ChoiceInstance],
                       outputs: Sequence[ModelOutput], *, hashes: Sequence[dict[str, str]] | None
-                      = None, full: bool = True, skip_invalid: bool = False) -> dict[str, Any]:
+                      = None, skip_invalid: bool = False) -> dict[str, Any]:
     """Write ``out/predictions.jsonl`` (one line per instance, with lm-eval's hashes when
-    given) and return the metrics of the outputs (the task's own too unless ``full`` is
-    False). Every run folder, refbench's own or an imported one, is made by this function."""
+    given) and return the metrics of the outputs: the choice metrics and the task's own, over
+    the instances the run covers (:func:`refbench.tasks.scoring.score_choices`, which
+    ``evaluate`` shares). Every run folder, refbench's own or an imported one, is made by this
+    function."""
     pred_path = out / "predictions.jsonl"
     with atomic_write(pred_path) as fh:
         for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
@@ -153,14 +182,10 @@ def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[Cho
                                     item=inst.id)
             line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
             fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
-    metrics = output_metrics(task, instances, outputs)
-    if full:
-        extra = task.run_metrics(data, pred_path, instances, [o.answer for o in outputs],
-                                 skip_invalid=skip_invalid)
-        ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
-        metrics.update(extra)
-        if ci:
-            metrics["ci95"] = ci
+    norm = [o.extra["answer_norm"] for o in outputs] \
+        if outputs and all("answer_norm" in o.extra for o in outputs) else None
+    metrics = score_choices(task, data, pred_path, instances, [o.answer for o in outputs],
+                            answers_norm=norm, skip_invalid=skip_invalid)
     if hashes:
         from refbench.models.lm_eval_docs import task_hash
 

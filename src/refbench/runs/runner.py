@@ -24,6 +24,7 @@ from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import finite, write_text_atomic
+from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
 from refbench.runs.record import FinishedRun, RunSettings, finish_run
@@ -130,6 +131,7 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
     skipped = InvalidInstances() if on_invalid is not None else None
     instances = list(read_choices(data, task=task, options=s.reader_options,
                                   on_invalid=skipped))
+    n_in_data = len(instances)
     if s.limit is not None:
         instances = instances[:s.limit]
     if not instances:
@@ -150,7 +152,8 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
         settings=s, task=task, data=data, out=out, instances=instances, outputs=outputs,
         fingerprint=model.fingerprint(), model_config=model.config(), n_cached=n_cached,
         uncached_batches=state.uncached_batches, skipped=skipped, shard=shard_info,
-        lm_eval_hashes=model.LM_EVAL_HASHES), store=store, on_invalid=on_invalid)
+        lm_eval_hashes=model.LM_EVAL_HASHES, n_in_data=n_in_data), store=store,
+        on_invalid=on_invalid)
 
 
 def folder_task(data: Path, task: Task | None = None) -> Task:
@@ -205,6 +208,14 @@ def finish_suite(t: Task, suite: Path, out: Path,
                    "n_cached": sum(m["n_cached"] for _, m in runs),
                    "store": str(store.path) if store else None})
     result.update(extra or {})
+    covered = [coverage_of(m) for _, m in runs]
+    if any(c.is_partial for c in covered):  # a folder run over part of its files' instances
+        by = sorted({b for c in covered for b in c.by}) or [BY_LIMIT]
+        of = sum(c.of for c in covered if c.of is not None) \
+            if all(c.of is not None for c in covered) else None
+        result["data_coverage"] = {"n": sum(c.n for c in covered), "of": of,
+                                   "by": ", ".join(by)}
+        result["partial_by"] = by
     write_text_atomic(out / t.folder.result_file,
                       json.dumps(finite(result), indent=2, allow_nan=False) + "\n")
     return result

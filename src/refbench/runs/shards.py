@@ -207,6 +207,7 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
     task = get_task(str(first["task"]))
     instances = list(read_choices(data, task=task, options=first["reader_options"],
                                   on_invalid=skipped))
+    n_in_data = len(instances)
     if first["limit"] is not None:
         instances = instances[:first["limit"]]
     outputs: list[ModelOutput] = []
@@ -221,8 +222,8 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
         model_config=first.get("provenance", {}).get("model_config", {}),
         n_cached=sum(int(m.get("n_cached", 0)) for _, m in ordered),
         uncached_batches=sum(int(m.get("uncached_batches", 0)) for _, m in ordered),
-        skipped=skipped, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered)),
-        store=store)
+        skipped=skipped, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered),
+        n_in_data=n_in_data), store=store)
 
 
 def _sha(path: Path) -> str:

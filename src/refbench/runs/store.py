@@ -39,7 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import E_OUTPUT
-from refbench.core.store_paths import default_store_path, find_store, legacy_store_path
+from refbench.core.store_paths import (
+    default_store_path,
+    find_store,
+    legacy_store_path,
+    store_origin,
+)
 from refbench.runs.store_schema import (
     APPLICATION_ID,
     LIST_COLUMNS,
@@ -65,6 +70,7 @@ class Store:
     def __init__(self, path: str | Path | None = None, *, create: bool = True,
                  readonly: bool = False) -> None:
         self.explicit = path is not None or bool(os.environ.get("REFBENCH_STORE"))
+        self.given = path is not None
         self.path = Path(path) if path is not None else default_store_path()
         self.timeout = store_timeout()
         self.readonly = readonly
@@ -109,6 +115,11 @@ class Store:
                 f"store older versions kept per user is at {legacy_store_path()}: copy its "
                 f"runs with `refbench results import {legacy_store_path()}`, or read it with "
                 "--store")
+
+    def describe(self) -> str:
+        """The line every command that uses a store prints: which store, and why that one."""
+        how = "given with --store" if self.given else store_origin(self.path)
+        return f"store: {self.path.resolve()} ({how})"
 
     def _check_integrity(self) -> None:
         """Refuse a damaged store (its header may be intact while pages are not)."""

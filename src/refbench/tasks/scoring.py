@@ -17,8 +17,39 @@ from typing import Any
 
 from refbench.core.errors import UsageError
 from refbench.core.invalid import InvalidInstances
-from refbench.tasks.answers import run_metadata, system_name
+from refbench.core.io import sha256_file
+from refbench.core.result import (
+    BY_MISSING,
+    Coverage,
+    Result,
+    SystemIdentity,
+    gold_mismatch,
+    run_metrics_beside,
+    system_of,
+)
+from refbench.core.types import ChoiceInstance
+from refbench.tasks.answers import read_choice_answers, system_name
 from refbench.tasks.base import Task
+
+
+def score_choices(task: Task, data: Path, predictions: Path,
+                  instances: Sequence[ChoiceInstance], answers: Sequence[int | None], *,
+                  answers_norm: Sequence[int | None] | None = None,
+                  skip_invalid: bool = False) -> dict[str, Any]:
+    """The figures of choice answers over ``instances`` (all a run covers): the choice metrics
+    and the task's own (:meth:`~refbench.tasks.base.Task.run_metrics`), with the task's
+    warnings. The runner and ``evaluate`` of a partial run score through this one function,
+    so they print the same figures."""
+    metrics = task.choice_metrics(instances, answers, answers_norm=answers_norm)
+    for warning in task.run_warnings(instances):
+        metrics.setdefault("warnings", []).append(warning)
+    extra = task.run_metrics(data, predictions, instances, list(answers),
+                             skip_invalid=skip_invalid)
+    ci = {**metrics.get("ci95", {}), **extra.pop("ci95", {})}
+    metrics.update(extra)
+    if ci:
+        metrics["ci95"] = ci
+    return metrics
 
 
 def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Path], *,
@@ -31,7 +62,10 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
                          allow_missing: bool = False) -> dict[str, Any]:
     """Score ``preds`` against ``gold`` for ``task``. ``on_invalid`` (``--skip-invalid``):
     malformed gold instances are skipped and recorded there. ``allow_missing``: a folder may
-    lack some of its files' predictions (a warning)."""
+    lack some of its files' predictions (a warning). A refbench run over part of its data
+    (``--limit``, a shard, lm-eval's ``--limit``) is scored over the instances it covers, as
+    ``run`` scored it, with its coverage; a gold whose sha256 differs from the data the run
+    recorded is warned about in one line."""
     gold = Path(gold)
     paths = [Path(p) for p in preds]
     if not paths:
@@ -43,35 +77,79 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
     if len(systems) > 1:
         raise UsageError("several --system names are for several suite folders; one file "
                          "(or several runs of one system) takes one name")
-    if len(paths) > 1 and not systems:
-        named = {system_of(p) for p in paths} - {None}
-        if len(named) > 1:
-            raise UsageError(f"these predictions are of {len(named)} systems "
-                             f"({', '.join(sorted(str(n) for n in named))}): runs are averaged "
-                             "only as seeds of one system. Evaluate each system on its own, "
-                             "or give --system NAME to average them as runs of one system")
-    options: dict[str, Any] = {}
-    if switched_pred is not None:
-        options["switched_pred"] = switched_pred
-    if switched_gold is not None:
-        options["switched_gold"] = switched_gold
-    result = task.evaluate(gold, paths, systems=list(systems), split=split,
-                           bootstrap=bootstrap, seed=seed, reader_options=reader_options,
-                           on_invalid=on_invalid, **options)
+    if len(paths) > 1:
+        _one_system(task, gold, paths, named=bool(systems))
+    run = run_metrics_beside(paths[0]) if len(paths) == 1 else None
+    recorded = Result.from_json(run) if run and "task" in run and "n" in run else None
+    if recorded is not None and recorded.is_partial and switched_pred is None \
+            and task.documents is None:
+        result = _evaluate_covered(task, gold, paths[0], recorded, reader_options)
+    else:
+        options: dict[str, Any] = {}
+        if switched_pred is not None:
+            options["switched_pred"] = switched_pred
+        if switched_gold is not None:
+            options["switched_gold"] = switched_gold
+        result = task.evaluate(gold, paths, systems=list(systems), split=split,
+                               bootstrap=bootstrap, seed=seed, reader_options=reader_options,
+                               on_invalid=on_invalid, **options)
     result["task"] = task.name
     result["gold"] = result["data"] = str(gold)
     result["split"] = task.infer_split(gold)
     result.setdefault("system", system_name(paths[0], *systems[:1]))
+    if recorded is not None and gold.is_file():
+        line = gold_mismatch(recorded.data.sha256, sha256_file(gold), gold)
+        if line:
+            result.setdefault("warnings", []).append(line)
     return result
 
 
-def system_of(pred: Path) -> str | None:
-    """The system a refbench run folder (or its predictions file) records, by its model spec
-    and fingerprint (the name it was given beside); None for a file of unknown origin (several
-    such files are taken as runs of one system, as the published KITMUS runs are)."""
-    meta = run_metadata(pred)
-    if not meta or not meta.get("model"):
-        return None
-    name = str(meta.get("system") or meta["model"])
-    return f"{name} ({meta.get('model_fingerprint', '?')})" if name == meta["model"] \
-        else name
+def _one_system(task: Task, gold: Path, paths: Sequence[Path], *, named: bool) -> None:
+    """Runs are averaged only as runs of one system: never two models, and never two
+    fingerprints unless ``--system`` names them as one system's runs (seeds)."""
+    found = [s for s in (system_of(p) for p in paths) if s is not None]
+    models = {s.model for s in found}
+    keys = {s.key for s in found}
+    if len(models) > 1 or (len(keys) > 1 and not named):
+        listed = ", ".join(sorted({s.describe() for s in found}))
+        raise UsageError(
+            f"these predictions are of {len(keys)} systems ({listed}): the runs of different "
+            f"systems are never averaged. Evaluate each on its own (refbench evaluate --task "
+            f"{task.name} --gold {gold} --pred {paths[0]}), or compare them with refbench "
+            f"report {' '.join(str(p) for p in paths)}")
+
+
+def _evaluate_covered(task: Task, gold: Path, pred: Path, run: Result,
+                      reader_options: dict[str, Any] | None) -> dict[str, Any]:
+    """A partial run scored over the gold instances it covers, as the runner scored it."""
+    from refbench.tasks.answers import prediction_file
+    from refbench.tasks.choices import read_choices
+
+    options = reader_options or run.details.get("reader_options") or {}
+    instances = list(read_choices(gold, task=task, options=dict(options)))
+    answers = read_choice_answers(pred, instances)
+    keep = [k for k, i in enumerate(instances) if i.id not in answers.missing_ids]
+    covered = [instances[k] for k in keep]
+    if not covered:
+        return task.evaluate(gold, [pred], reader_options=reader_options)
+    norm = answers.answers_norm
+    result = score_choices(task, gold, prediction_file(pred), covered,
+                           [answers.answers[k] for k in keep],
+                           answers_norm=[norm[k] for k in keep] if norm else None)
+    by = run.coverage.by or (BY_MISSING,)
+    cov = Coverage(len(covered), len(instances), by)
+    result.update({"n": cov.n, "coverage_of": cov.of, "partial_by": list(cov.by),
+                   "data_coverage": {"n": cov.n, "of": cov.of, "by": ", ".join(cov.by)},
+                   "model": run.system.model, "model_fingerprint": run.system.fingerprint,
+                   "system": run.system.name, "pred": str(pred), "n_missing": 0,
+                   "n_extra": answers.n_extra})
+    if answers.n_extra:
+        result.setdefault("warnings", []).append(
+            f"{answers.n_extra} predicted ids are not in the gold; ignored")
+    return result
+
+
+def system_identity(pred: Path) -> SystemIdentity | None:
+    """Which system a run folder (or its predictions file) is of: see
+    :func:`refbench.core.result.system_of`, the one answer."""
+    return system_of(pred)

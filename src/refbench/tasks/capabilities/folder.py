@@ -62,7 +62,11 @@ class FolderRuns:
     def run_text(self, result: dict[str, Any]) -> str:
         """What ``refbench run`` prints under a folder run's table."""
         ids = result.get("run_ids") or []
-        return (f"{len(result.get('cells', []))} runs, {result['n_cached']} predictions from "
+        n = len(result.get("cells", []))
+        cov = result.get("data_coverage")
+        partial = (f"partial: {cov['n']} of {cov['of']} instances ({cov.get('by')}); the "
+                   "figures are over the instances covered. ") if isinstance(cov, dict) else ""
+        return (f"{partial}{n} run{'' if n == 1 else 's'}, {result['n_cached']} predictions from "
                 f"the cache; predictions under {result['out_dir']}; result: "
                 f"{result['out_dir']}/{self.result_file}"
                 + (f"; runs {', '.join(map(str, ids))}" if ids else "") + ".")

@@ -150,10 +150,18 @@ def aggregate_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def evaluate_files(gold_path: str | Path, pred_paths: Iterable[str | Path], *,
                    bootstrap: int = 1000, seed: int = 0, system: str | None = None,
-                   on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                   on_invalid: InvalidInstances | None = None,
+                   covered_only: bool = False) -> dict[str, Any]:
     """Score one or several prediction files (runs) against one gold file.
-    ``on_invalid`` (``--skip-invalid``): skip and record malformed gold instances."""
+    ``on_invalid`` (``--skip-invalid``): skip and record malformed gold instances.
+    ``covered_only``: score over the gold instances the (one) prediction file covers, as a
+    partial run (``--limit``, a shard, lm-eval's ``--limit``) is scored."""
     gold = list(read_gold(gold_path, on_invalid=on_invalid))
+    if covered_only and gold:
+        paths = list(pred_paths)
+        keys = {k for p in paths for k in read_predictions(p).items}
+        gold = [g for g in gold if g.key in keys] or gold
+        pred_paths = paths
     if not gold:
         raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
     pred_paths_list = list(pred_paths)

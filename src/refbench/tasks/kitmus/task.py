@@ -65,7 +65,8 @@ class KitmusTask(Task):
         from refbench.tasks.kitmus.evaluate import evaluate_files
 
         r = evaluate_files(data, [predictions], bootstrap=1000, seed=0,
-                           on_invalid=InvalidInstances() if skip_invalid else None)
+                           on_invalid=InvalidInstances() if skip_invalid else None,
+                           covered_only=True)
         return {k: r[k] for k in _RUN_KEYS}
 
     def evaluate(self, gold: Path, preds: Sequence[Path], *, systems: Sequence[str] = (),

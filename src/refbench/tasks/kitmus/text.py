@@ -44,6 +44,9 @@ def suite_run_text(r: dict[str, Any]) -> str:
     ids = r.get("run_ids") or []
     recorded = (f"; run{'s' if len(ids) > 1 else ''} {id_ranges(ids)} in {r['store']}"
                 if ids else "; not recorded (--no-store)")
-    return (f"{n} subtasks, {cached}. Predictions: {r['out_dir']}/<variant>/"
+    cov = r.get("data_coverage")
+    partial = (f"Partial: {cov['n']} of {cov['of']} instances ({cov.get('by')}); every cell "
+               "is over the instances covered. ") if isinstance(cov, dict) else ""
+    return (f"{partial}{n} subtasks, {cached}. Predictions: {r['out_dir']}/<variant>/"
             f"subtask_<n>_ents/{r['split']}/predictions.jsonl; table: "
             f"{r['out_dir']}/suite-results.json{recorded}.")

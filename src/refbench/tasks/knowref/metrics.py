@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +113,13 @@ def _decisions(gold: Sequence[ChoiceInstance], links: dict[str, set[int]]) -> di
 def evaluate_knowref(gold_path: str | Path, pred_path: str | Path,
                      switched_pred: str | Path | None = None,
                      switched_gold: str | Path | None = None,
-                     on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
+                     on_invalid: InvalidInstances | None = None,
+                     only: Collection[str] | None = None) -> dict[str, Any]:
+    """KnowRef's decisions for a prediction file; ``only``: the ids a partial run covers (it
+    is scored over those)."""
     gold = list(read_knowref(gold_path, on_invalid=on_invalid))
+    if only is not None:
+        gold = [g for g in gold if g.id in only or base_id(g.id) in only] or gold
     if not gold:
         raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
     links = read_answers(pred_path, gold)

@@ -49,7 +49,8 @@ class KnowRefTask(Task):
         from refbench.tasks.knowref.metrics import evaluate_knowref
 
         r = evaluate_knowref(data, predictions,
-                             on_invalid=InvalidInstances() if skip_invalid else None)
+                             on_invalid=InvalidInstances() if skip_invalid else None,
+                             only={i.id for i in instances})
         return {k: r[k] for k in ("decisions", "task_specific_accuracy", "coverage")}
 
     def evaluate(self, gold: Path, preds: Sequence[Path], *, systems: Sequence[str] = (),

@@ -120,10 +120,10 @@ def report_table(results: Sequence[dict[str, Any]], *, ci: bool = False) -> Tabl
             tidy.append({"system": system, "split": split, "type": t,
                          **{k: row[k] for k in ("pro", "anti", "avg", "diff")},
                          **{f"{k}_ci95": v for k, v in spans.items()}})
-    notes = ["Fractions (the paper prints %). Avg: mean of Pro and Anti; Diff: |Pro - Anti| "
-             "(Zhao et al. 2018, table 2). CoNLL F1: the answers as clusters (the chosen "
-             "occupation with the pronouns) scored against conll_format/ with MUC, B3 and "
-             "CEAF-e; mean over the files of the row."]
+    notes = ["Fractions (the paper prints %). Avg: mean of Pro and Anti; Diff: the absolute "
+             "difference of Pro and Anti (Zhao et al. 2018, table 2). CoNLL F1: the answers "
+             "as clusters (the chosen occupation with the pronouns) scored against "
+             "conll_format/ with MUC, B3 and CEAF-e; mean over the files of the row."]
     if ci:
         notes.append("[low, high]: 95% intervals: Wilson score intervals for Pro and Anti "
                      "over their sentences, Newcombe's interval for Pro - Anti (the signed "
