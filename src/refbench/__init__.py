@@ -24,6 +24,10 @@ __all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "c
            "evaluate", "load", "report", "run"]
 
 def __getattr__(name: str) -> Any:
+    if name == "report":  # the package refbench.report, callable (see its docstring)
+        import importlib
+
+        return importlib.import_module("refbench.report")
     if name in __all__ and name != "__version__":
         import importlib
 

@@ -48,9 +48,9 @@ class Comparison:
     seed: int
 
     def to_pandas(self) -> Any:
-        import pandas as pd
+        from refbench.public.dataset import pandas
 
-        return pd.DataFrame([vars(p) for p in self.pairs])
+        return pandas().DataFrame([vars(p) for p in self.pairs])
 
     def __repr__(self) -> str:
         lines = [f"{p.a} vs {p.b}: diff {p.diff:+.3f} [{p.diff_low:+.3f}, {p.diff_high:+.3f}],"

@@ -13,6 +13,13 @@ from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import Task
 
 
+def pandas() -> Any:
+    """pandas, imported when a table is asked for (``to_pandas``)."""
+    import importlib
+
+    return importlib.import_module("pandas")
+
+
 def data_path(name_or_path: str | Path, *, split: str | None = None) -> Path:
     """The file or folder a release name (``wsc273``, ``gap:test``; ``split`` adds
     ``:SPLIT``) or a path stands for: what ``--data`` makes of it."""
@@ -71,9 +78,7 @@ class Dataset:
     def to_pandas(self) -> Any:
         """One row per instance: ``id``, ``context``, ``expression``, ``candidates`` (their
         texts), ``gold`` (an index, None without gold) and the task's slice keys."""
-        import pandas as pd
-
-        return pd.DataFrame([{"id": i.id, "context": i.context, "expression": i.expression,
+        return pandas().DataFrame([{"id": i.id, "context": i.context, "expression": i.expression,
                               "candidates": [c.text for c in i.candidates], "gold": i.gold,
                               **self.task.slices(i)} for i in self.instances])
 

@@ -46,7 +46,10 @@ class Figures(tuple[Figure, ...]):
         return [f.name for f in self]
 
     def get(self, key: str, default: float | None = None) -> float | None:
-        return self[key] if key in self else default
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
     def as_dict(self) -> dict[str, float | None]:
         return {f.name: f.value for f in self}
@@ -87,9 +90,9 @@ class Result(TypedResult):
         """One row per instance: ``id``, ``gold``, ``answer``, ``scores`` (one per candidate)
         and ``score_0``, ``score_1``, ... , ``correct`` (None without gold) and the task's
         slice keys."""
-        import pandas as pd
+        from refbench.public.dataset import pandas
 
-        return pd.DataFrame([dict(r) for r in self.rows])
+        return pandas().DataFrame([dict(r) for r in self.rows])
 
     def plot(self, *, title: str | None = None) -> Any:
         """The figures (fractions) with their 95% intervals, as a matplotlib figure."""

@@ -139,7 +139,7 @@ def evaluate(predictions: str | Path, gold: str | Path, *, task: str | None = No
     return Result.of(TypedResult.from_json(result), rows=rows)
 
 
-def report(results: Any, format: str = "markdown", *, ci: bool = True,  # noqa: A002
+def report(results: Any, format: str = "markdown", *, ci: bool = True,
            metric: str | None = None) -> str:
     """The table ``refbench report`` makes of ``results`` (Results, run folders or result
     files, or a several-benchmark run's folder): ``format`` is ``"markdown"``, ``"latex"``,
