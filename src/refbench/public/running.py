@@ -88,12 +88,16 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise UsageError(f"limit={limit!r}: expected a positive whole number")
+    from refbench.cli.run import trained_reader_options
+
     options = check_model_options(model, model_options)
-    settings = RunSettings(model=model, model_options=options, limit=limit, system=system,
-                           split=split)
     several = not isinstance(data, str | Path)
     names = [str(d) for d in data] if not isinstance(data, str | Path) else [str(data)]
     paths = [data_path(d) for d in names]
+    # as `refbench run`: a trained cross-encoder reads a data file the way it was trained
+    reader = {} if several or paths[0].is_dir() else trained_reader_options(model)
+    settings = RunSettings(model=model, model_options=options, reader_options=reader,
+                           limit=limit, system=system, split=split)
     the_task = None if task is None else task_of(task, paths[0])
     show = progress and _progress()
     with _folder(out) as folder, _store(store) as st:
@@ -117,16 +121,21 @@ def _results(folder: Path, task: Task | None, *, keep: bool) -> list[Result]:
     return out
 
 
-def evaluate(predictions: str | Path, gold: str | Path, *, task: str | None = None,
+def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | None = None,
              split: str | None = None) -> Result:
-    """Score ``predictions`` (a run folder, its ``predictions.jsonl``, or a task's own
-    prediction format) against ``gold`` (a release name or a path) as ``refbench evaluate``
-    does. ``task``: inferred from the gold when not given."""
+    """Score ``predictions`` (a run folder, its ``predictions.jsonl``, a task's own
+    prediction format, or a Result that kept its run folder) against ``gold`` (a release name
+    or a path) as ``refbench evaluate`` does. ``task``: inferred from the gold when not
+    given."""
     from refbench.tasks.answers import read_choice_answers
     from refbench.tasks.scoring import evaluate_predictions
 
     gold_path = data_path(gold, split=split)
     the_task = task_of(task, gold_path)
+    if isinstance(predictions, Result):
+        if predictions.out_dir is None:
+            raise UsageError("this Result kept no run folder (run it with out=...)")
+        predictions = predictions.out_dir
     pred = Path(predictions)
     if not pred.exists():
         raise RefbenchError("no such file or folder", path=pred)
