@@ -3,9 +3,9 @@
 through :func:`~refbench.runs.runner.run_model`, a folder through
 :func:`~refbench.runs.runner.run_suite`) into ``OUT/<name>/`` and is recorded in the store;
 ``OUT/summary.json`` then holds one row per benchmark: its headline figure with its 95%
-interval, how many instances were scored of how many the data holds, and the chance level
-(the mean of 1 / candidates over the instances the run saw). ``refbench report OUT`` renders
-the summary (:mod:`refbench.report.summary`).
+interval, how many instances were run of how many the data holds (n of N, the Result's
+coverage), and the chance level (the mean of 1 / candidates over the instances the run saw).
+``refbench report OUT`` renders the summary (:mod:`refbench.report.summary`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Pat
                 raise
             skipped.append({"benchmark": bench.name, "reason": exc.render()})
             continue
-        rows.append(summary_row(bench, result, out / bench.folder, settings))
+        rows.append(summary_row(bench, result, out / bench.folder))
     summary = {"format": FORMAT, "model": settings.model, "system": settings.name,
                "limit": settings.limit, "out_dir": str(out), "rows": rows, "skipped": skipped}
     write_text_atomic(out / SUMMARY, json.dumps(finite(summary), indent=2, ensure_ascii=False,
@@ -106,8 +106,7 @@ def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Pat
     return summary
 
 
-def summary_row(bench: Benchmark, result: dict[str, Any], out: Path,
-                settings: RunSettings) -> dict[str, Any]:
+def summary_row(bench: Benchmark, result: dict[str, Any], out: Path) -> dict[str, Any]:
     """A benchmark's row of the summary, from its run (or folder run) result and the
     predictions under ``out``."""
     from refbench.tasks.lookup import find_task
@@ -122,8 +121,7 @@ def summary_row(bench: Benchmark, result: dict[str, Any], out: Path,
         ci = (result.get("ci95") or {}).get(metric)
     else:  # a folder result without one headline figure: accuracy over all its runs
         metric, value, ci = _pooled_accuracy(out)
-    n = int(result["n_with_gold"]) if "n_with_gold" in result else len(n_candidates)
-    total = _data_size(bench.path, result, len(n_candidates), settings)
+    n, total = _coverage(result, len(n_candidates))
     return {"benchmark": bench.name, "folder": bench.folder, "task": result.get("task"),
             "data": str(bench.path.resolve()), "split": result.get("split"), "metric": metric,
             "value": value, "ci95": list(ci) if isinstance(ci, list | tuple) else None,
@@ -161,19 +159,19 @@ def _pooled_accuracy(out: Path) -> tuple[str, float | None, list[float] | None]:
     return "accuracy", right / total, list(ci) if ci else None
 
 
-def _data_size(path: Path, result: dict[str, Any], n: int, settings: RunSettings) -> int:
-    """How many instances the data holds: the run's ``n`` (instances it predicted) unless
-    ``--limit`` cut it."""
-    if settings.limit is None:
-        return n
-    from refbench.tasks.choices import read_choices
-    from refbench.tasks.lookup import find_task
+def _coverage(result: dict[str, Any], n_predicted: int) -> tuple[int, int | None]:
+    """n of N: the instances the run predicted, of those its data holds (the Result's
+    coverage; a folder run's summed over its files)."""
+    from refbench.core.result import coverage_of
 
-    task = find_task(str(result.get("task")))
-    files = [path] if not path.is_dir() else [] if task is None or task.folder is None \
-        else [f.gold for f in task.folder.files(path, split=settings.split)]
-    return sum(1 for f in files
-               for _ in read_choices(f, task=task, options=settings.reader_options)) or n
+    if "n" in result:
+        cov = coverage_of(result)
+        return cov.n, cov.of
+    partial = result.get("data_coverage")
+    if isinstance(partial, dict) and isinstance(partial.get("n"), int):
+        of = partial.get("of")
+        return int(partial["n"]), of if isinstance(of, int) else None
+    return n_predicted, n_predicted
 
 
 def read_summary(path: Path) -> dict[str, Any] | None:
