@@ -216,3 +216,18 @@ def test_11_report_of_a_tne_predictions_file_says_how_to_score_it(
     assert code == 0, err
     code, _, err = cli(capsys, "report", tmp_path / "result.json")
     assert code == 0, err
+
+
+def test_3_report_reads_an_old_limit_kitmus_run(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A --limit KITMUS run written before the fix (no pronoun_accuracy) still reports."""
+    old = ROOT / "tests" / "fixtures" / "results" / "v0" / "kitmus-limit.json"
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "metrics.json").write_text(old.read_text())
+    code, out, err = cli(capsys, "report", tmp_path / "first", "--ci")
+    assert code == 0, err
+    assert "partial: 1 of ?" in out and "| background-pretrain | 1.000" in out
+    code, out, err = cli(capsys, "report", tmp_path / "first", "--json")
+    assert code == 0, err
+    got = json.loads(out)["results"][0]
+    assert got["coverage"] == {"n": 1, "of": None, "by": ["--limit"], "partial": True}

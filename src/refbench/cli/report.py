@@ -39,10 +39,12 @@ EXAMPLE = (examples(
                    "every result.")
 @click.option("--out", type=OUT_FILE, default=None,
               help="Write the table here instead of stdout.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the results as one JSON object (identities, coverage, figures).")
 @transactional
 def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
            run_ids: str | None, tag: str | None, fmt: str, metric: str | None, ci: bool,
-           standalone: bool, plot: Path | None, out: Path | None) -> None:
+           standalone: bool, plot: Path | None, out: Path | None, as_json: bool) -> None:
     """Render results as tables for a paper: result files (refbench evaluate --out), run folders
     (refbench run --out), or runs in the results store (--from-store). KITMUS: variant rows in
     the paper's order x one 2/3/4-entity column group per system, with the chance row; other
@@ -77,7 +79,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     elif results:
         from refbench.report.results import load_results
 
-        data = load_results(results)
+        data = load_results(results, label=not as_json)
         for r in data:
             cov = r.get("data_coverage")
             if isinstance(cov, dict):
@@ -85,6 +87,12 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
                            f"instances of its data ({cov.get('by', '--limit')})", err=True)
     else:
         raise UsageError("give result files or run folders, or --from-store")
+    if as_json:
+        from refbench.core.commands import print_json
+        from refbench.report.results import result_summaries
+
+        print_json({"results": result_summaries(data)})
+        return
     text = build_tables(data, fmt=fmt, metric=metric, ci=ci, standalone=standalone)
     if not text.strip():
         from refbench.core.errors import RefbenchError

@@ -138,6 +138,22 @@ class Result:
     def with_coverage(self, coverage: Coverage) -> Result:
         return replace(self, coverage=coverage)
 
+    def summary(self) -> dict[str, Any]:
+        """What ``--json`` prints of a result, the same in ``evaluate``, ``report`` and the
+        web app: identities, coverage and figures with their intervals."""
+        c = self.coverage
+        return {"task": self.task, "task_version": self.task_version,
+                "system": self.system.name, "model": self.system.model,
+                "model_fingerprint": self.system.fingerprint,
+                "data": self.data.path, "data_name": self.data.name,
+                "data_sha256": self.data.sha256, "split": self.data.split,
+                "coverage": {"n": c.n, "of": c.of, "by": list(c.by),
+                             "partial": c.is_partial},
+                "figures": {f.name: f.value for f in self.figures},
+                "intervals": {f.name: list(f.interval) for f in self.figures
+                              if f.interval is not None},
+                "interval_method": self.interval_method.name if self.interval_method else None}
+
     # -- metrics.json ----------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """``metrics.json``: the task's details with the typed fields under the keys every

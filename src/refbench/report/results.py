@@ -45,7 +45,8 @@ def _complete(data: dict[str, Any], where: str) -> dict[str, Any]:
     return data
 
 
-def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+def load_results(paths: Sequence[str | Path], *, label: bool = True) -> list[dict[str, Any]]:
+    """The results in ``paths``; ``label``: names as a table shows them (:func:`labelled`)."""
     out = []
     for given in paths:
         p = _result_file(Path(given))
@@ -55,7 +56,16 @@ def load_results(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
         check_result_shape(data, p)
         out.append(_complete(data, str(p)))
-    return labelled(out)
+    return labelled(out) if label else out
+
+
+def result_summaries(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``report --json``: each result as :meth:`refbench.core.result.Result.summary` gives it
+    (a folder's combined result, which has no single coverage, as it was written)."""
+    from refbench.core.result import Result
+
+    return [Result.from_json(r).summary() if "n" in r else
+            {k: v for k, v in r.items() if not k.startswith("_")} for r in results]
 
 
 def labelled(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import format_name
 from refbench.core.io import read_jsonl, read_lines
+from refbench.core.result import system_of
 from refbench.core.types import ChoiceInstance
 
 PREDICTIONS = "predictions.jsonl"
@@ -65,18 +66,16 @@ def run_metadata(pred: str | Path) -> dict[str, Any] | None:
 
 
 def system_name(pred: str | Path, given: str | None = None) -> str:
-    """What to call a system in tables: the name given, else the run's (for a folder run's
-    ``--out``, its runs'), else the file's stem (a run's ``predictions.jsonl`` is named after
-    its folder, never "predictions"). Never a folder's name when a run says its system."""
+    """What to call a system in tables: the name given, else the name of the system the run
+    records (:func:`refbench.core.result.system_of`, the one answer to "which system"; for a
+    folder run's ``--out``, its runs'), else the file's stem (a run's ``predictions.jsonl`` is
+    named after its folder, never "predictions")."""
     if given:
         return given
-    meta = run_metadata(pred)
+    found = system_of(pred)
+    if found is not None:
+        return found.name
     p = Path(pred)
-    if meta is None and p.is_dir():  # a folder run's --out: its runs name the system
-        first = next(iter(sorted(p.rglob(RUN_METRICS))), None)
-        meta = run_metadata(first.parent) if first is not None else None
-    if meta and (meta.get("system") or meta.get("model")):
-        return str(meta.get("system") or meta.get("model"))
     stem = p.name.split(".")[0]
     if p.is_dir() or stem in ("predictions", ""):
         return (p if p.is_dir() else p.parent).resolve().name

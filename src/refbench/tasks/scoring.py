@@ -22,7 +22,7 @@ from refbench.core.result import (
     BY_MISSING,
     Coverage,
     Result,
-    SystemIdentity,
+    coverage_of,
     gold_mismatch,
     run_metrics_beside,
     system_of,
@@ -71,9 +71,9 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
     if not paths:
         raise UsageError("give at least one prediction file (--pred)")
     if gold.is_dir() and task.folder is not None:
-        return task.folder.evaluate(task, gold, paths, systems=list(systems), split=split,
-                                    bootstrap=bootstrap, seed=seed, on_invalid=on_invalid,
-                                    allow_missing=allow_missing)
+        return _with_coverage(task.folder.evaluate(
+            task, gold, paths, systems=list(systems), split=split, bootstrap=bootstrap,
+            seed=seed, on_invalid=on_invalid, allow_missing=allow_missing))
     if len(systems) > 1:
         raise UsageError("several --system names are for several suite folders; one file "
                          "(or several runs of one system) takes one name")
@@ -97,10 +97,21 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
     result["gold"] = result["data"] = str(gold)
     result["split"] = task.infer_split(gold)
     result.setdefault("system", system_name(paths[0], *systems[:1]))
+    _with_coverage(result)
     if recorded is not None and gold.is_file():
         line = gold_mismatch(recorded.data.sha256, sha256_file(gold), gold)
         if line:
             result.setdefault("warnings", []).append(line)
+    return result
+
+
+def _with_coverage(result: dict[str, Any]) -> dict[str, Any]:
+    """The result's coverage as the Result records it (missing predictions: fewer scored than
+    the gold holds)."""
+    if isinstance(result.get("n"), int) and "partial_by" not in result \
+            and result.get("mode") != "suite":
+        cov = coverage_of(result)
+        result.update({"coverage_of": cov.of, "partial_by": list(cov.by)})
     return result
 
 
@@ -148,8 +159,3 @@ def _evaluate_covered(task: Task, gold: Path, pred: Path, run: Result,
             f"{answers.n_extra} predicted ids are not in the gold; ignored")
     return result
 
-
-def system_identity(pred: Path) -> SystemIdentity | None:
-    """Which system a run folder (or its predictions file) is of: see
-    :func:`refbench.core.result.system_of`, the one answer."""
-    return system_of(pred)

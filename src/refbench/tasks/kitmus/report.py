@@ -171,11 +171,30 @@ _FIGURES = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antece
             "task_specific_accuracy")
 
 
+def _migrate_partial_run(data: dict[str, Any]) -> None:
+    """A ``--limit`` run written before refbench scored partial runs with the KITMUS scorer has
+    only the choice metrics: for one answer per instance, pronoun accuracy is its accuracy, and
+    its variant and entity count are its only slices."""
+    data["pronoun_accuracy"] = data.get("accuracy")
+    if (data.get("ci95") or {}).get("accuracy") is not None:
+        data["ci95"] = {**data["ci95"], "pronoun_accuracy": data["ci95"]["accuracy"]}
+    for key in ("variant", "n_entities"):
+        values = list((data.get("slices") or {}).get(key) or {})
+        if key not in data and len(values) == 1:
+            data[key] = int(values[0]) if key == "n_entities" and values[0].isdigit() \
+                else values[0]
+    n = data.get("n_entities")
+    if "random_baseline" not in data and isinstance(n, int) and n > 0:
+        data["random_baseline"] = {"pronoun_accuracy": 1 / n, "antecedent_f1": 1 / n}
+
+
 def check_result(data: dict[str, Any], path: str | Path) -> None:
     """The fields a table reads, checked once: a KITMUS suite result's cells, and every cell's
     system, variant, entity count and figures (numbers or null)."""
-    rec = Record(data, Where(path))
     suite = data.get("mode") == "suite"
+    if not suite and "pronoun_accuracy" not in data and "model" in data:
+        _migrate_partial_run(data)
+    rec = Record(data, Where(path))
     cells = rec.records("cells") if suite else [rec]
     for c in cells:
         if suite:
