@@ -73,7 +73,8 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
                              else "every run in the results store covers only part of its "
                              "data (--limit): nothing to tabulate" if skipped
                              else "the results store has no runs yet")
-    elif results and (text := summary_report(results, fmt, standalone=standalone)):
+    elif results and not as_json and (text := summary_report(results, fmt,
+                                                             standalone=standalone)):
         _output(text, out)  # the folder of a several-benchmark run: its summary table
         return
     elif results:

@@ -166,8 +166,14 @@ def report(results: Any, format: str = "markdown", *, ci: bool = True,
         text = summary_report((Path(items[0]),), fmt)
         if text:
             return text
-    data = [r.to_json() | {"_path": r.data.path} if isinstance(r, TypedResult)
-            else load_results([r])[0] for r in items]
+    data: list[dict[str, Any]] = []
+    if all(isinstance(r, str | Path) for r in items):  # together: names told apart as report's
+        data = load_results(items) if items else []
+    for r in items if not data else ():
+        if isinstance(r, TypedResult):
+            data.append(r.to_json() | {"_path": r.data.path})
+        else:
+            data.extend(load_results([r]))
     if not data:
         raise UsageError("no results to report")
     return build_tables(data, fmt=fmt, metric=metric, ci=ci)
