@@ -92,3 +92,16 @@ def test_folder_names_are_distinct() -> None:
     assert folder_names([str(p) for p in paths], paths) == ["test", "songs-test", "gap-test"]
     assert folder_names(["gap:test", "wsc273"], [Path("x"), Path("y")]) == ["gap-test",
                                                                           "wsc273"]
+
+
+def test_a_release_folder_among_several_gets_its_pooled_row(tmp_path: Path, cli: Any,
+                                                           releases: None) -> None:
+    done = cli("run", "--model", "first", "--data", "winobias", "--data", "wsc273", "--limit",
+               "5", "--out", str(tmp_path / "x"), "--no-store", "--quiet")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "x" / "summary.json").read_text(encoding="utf-8"))
+    wb = summary["rows"][0]
+    assert (wb["benchmark"], wb["n"], wb["of"]) == ("winobias", 20, 1584)  # 4 files x 396
+    assert wb["ci95"] is not None and wb["ci95"][0] <= wb["value"] <= wb["ci95"][1]
+    assert (tmp_path / "x" / "winobias" / "results.json").is_file()
+    assert "| winobias | winobias | Accuracy |" in done.stdout and "20 of 1584" in done.stdout

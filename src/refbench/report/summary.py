@@ -29,7 +29,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         n, of = r.get("n"), r.get("of")
         rows.append([str(r.get("benchmark")), str(r.get("task")),
                      metric_label(str(r.get("metric"))), _number(r.get("value")), interval,
-                     f"{n} of {of}", _number(r.get("chance"))])
+                     f"{n} of {'?' if of is None else of}", _number(r.get("chance"))])
         tidy.append({k: r.get(k) for k in ("benchmark", "task", "split", "metric", "value",
                                            "n", "of", "chance")}
                     | {"system": summary.get("system")})

@@ -121,7 +121,9 @@ def summary_row(bench: Benchmark, result: dict[str, Any], out: Path) -> dict[str
         ci = (result.get("ci95") or {}).get(metric)
     else:  # a folder result without one headline figure: accuracy over all its runs
         metric, value, ci = _pooled_accuracy(out)
-    n, total = _coverage(result, len(n_candidates))
+    n, total = _coverage(result, len(n_candidates), out)
+    if ci is None and metric == "accuracy":  # a folder result without one: Wilson's, pooled
+        ci = _pooled_accuracy(out)[2]
     return {"benchmark": bench.name, "folder": bench.folder, "task": result.get("task"),
             "data": str(bench.path.resolve()), "split": result.get("split"), "metric": metric,
             "value": value, "ci95": list(ci) if isinstance(ci, list | tuple) else None,
@@ -159,19 +161,34 @@ def _pooled_accuracy(out: Path) -> tuple[str, float | None, list[float] | None]:
     return "accuracy", right / total, list(ci) if ci else None
 
 
-def _coverage(result: dict[str, Any], n_predicted: int) -> tuple[int, int | None]:
+def _coverage(result: dict[str, Any], n_predicted: int, out: Path | None = None
+              ) -> tuple[int, int | None]:
     """n of N: the instances the run predicted, of those its data holds (the Result's
     coverage; a folder run's summed over its files)."""
     from refbench.core.result import coverage_of
 
-    if "n" in result:
-        cov = coverage_of(result)
-        return cov.n, cov.of
-    partial = result.get("data_coverage")
+    partial = result.get("data_coverage")  # a folder run over part of its files' instances
     if isinstance(partial, dict) and isinstance(partial.get("n"), int):
         of = partial.get("of")
         return int(partial["n"]), of if isinstance(of, int) else None
-    return n_predicted, n_predicted
+    if "cells" in result or "runs" in result or "n" not in result:  # a folder's result
+        n, of = _folder_coverage(out) if out is not None else (0, None)
+        if n:
+            return n, of
+        return n_predicted, n_predicted
+    cov = coverage_of(result)
+    return cov.n, cov.of
+
+
+def _folder_coverage(out: Path) -> tuple[int, int | None]:
+    """n of N of a folder run, summed over its files' runs (N unknown if one's is)."""
+    from refbench.core.result import coverage_of
+
+    covered = [coverage_of(json.loads(p.read_text(encoding="utf-8")))
+               for p in sorted(out.rglob("metrics.json"))]
+    ofs = [c.of for c in covered]
+    return sum(c.n for c in covered), (sum(o for o in ofs if o is not None)
+                                       if all(o is not None for o in ofs) else None)
 
 
 def read_summary(path: Path) -> dict[str, Any] | None:
