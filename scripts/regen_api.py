@@ -1,6 +1,7 @@
 """Regenerate tests/golden/api.txt, the pinned public interface of refbench.api (what plugins
-import), and tests/golden/python-api.txt, the Python API (refbench.load, run, ...). Run after an intended change to that interface, then review the diff:
-    python scripts/regen_api.py && git diff tests/golden/api.txt
+import), and tests/golden/python-api.txt, the Python API (refbench.load, run, ...). Run after
+an intended change to either, then review the diff:
+    python scripts/regen_api.py && git diff tests/golden/
 """
 
 from __future__ import annotations
