@@ -167,8 +167,9 @@ def report(results: Any, format: str = "markdown", *, ci: bool = True,
         if text:
             return text
     data: list[dict[str, Any]] = []
-    if all(isinstance(r, str | Path) for r in items):  # together: names told apart as report's
-        data = load_results(items) if items else []
+    paths = [r for r in items if isinstance(r, str | Path)]
+    if paths and len(paths) == len(items):  # together: names told apart as report's
+        data = load_results(paths)
     for r in items if not data else ():
         if isinstance(r, TypedResult):
             data.append(r.to_json() | {"_path": r.data.path})
