@@ -1,7 +1,8 @@
 """``refbench.api`` is the one module plugins import: its names and the signatures of what they
 call or implement are pinned in ``tests/golden/api.txt``. A change to them is a change for
 every plugin: make it on purpose, regenerate the file (``python scripts/regen_api.py``) and
-review the diff."""
+review the diff. The Python API of the ``refbench`` package (``refbench.load``, ``run``, ...:
+:mod:`refbench.public`) is pinned the same way in ``tests/golden/python-api.txt``."""
 
 from __future__ import annotations
 
@@ -10,15 +11,16 @@ import re
 from tests.conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "golden" / "api.txt"
+PYTHON_GOLDEN = ROOT / "tests" / "golden" / "python-api.txt"
 
 
-def describe() -> str:
-    """Every public name of ``refbench.api`` and, for classes, the signature of each public
+def describe(module: str = "refbench.api") -> str:
+    """Every public name of ``module`` and, for classes, the signature of each public
     method and the value of each public attribute a plugin sets or reads."""
+    import importlib
     import inspect
 
-    from refbench import api
-
+    api = importlib.import_module(module)
     lines = []
     for name in sorted(api.__all__):
         obj = getattr(api, name)
@@ -48,6 +50,21 @@ def describe() -> str:
 
 def test_the_public_api_is_what_the_golden_file_pins() -> None:
     assert describe() == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_the_python_api_is_what_its_golden_file_pins() -> None:
+    assert describe("refbench.public") == PYTHON_GOLDEN.read_text(encoding="utf-8")
+
+
+def test_the_package_exports_the_python_api() -> None:
+    import refbench
+    import refbench.public
+
+    exported = set(refbench.__all__) - {"__version__"}
+    assert exported <= set(refbench.public.__all__)
+    for name in exported - {"report"}:
+        assert getattr(refbench, name) is getattr(refbench.public, name)
+    assert callable(refbench.report)
 
 
 def test_every_public_name_is_importable_and_listed() -> None:

@@ -31,7 +31,7 @@ LAYERS = {
     "studies": 7,
     "web": 8,
     "cli": 9,
-    "api": 10,
+    "api": 10, "public": 10, "__main__": 10,
 }
 MAX_LINES = 400
 REGISTRY = "refbench.core.registry"

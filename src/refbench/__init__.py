@@ -1,3 +1,41 @@
-"""refbench: knowledge-intensive reference resolution benchmarks."""
+"""refbench: knowledge-intensive reference resolution benchmarks.
+
+From Python::
+
+    import refbench
+
+    data = refbench.load("wsc273")                      # a release name or a path
+    result = refbench.run("first", "wsc273", limit=50)  # what `refbench run` does
+    result.figures["accuracy"], result.intervals, result.to_pandas()
+    refbench.compare([result, refbench.run("random", "wsc273", limit=50)])
+
+``load``, ``run``, ``evaluate``, ``compare``, ``report`` and their types (``Dataset``,
+``Result``, ``Comparison``, ``RefbenchError``) are imported on first use (:mod:`refbench.public`),
+so ``import refbench`` imports no heavy library. Plugins import :mod:`refbench.api`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "compare",
+           "evaluate", "load", "report", "run"]
+
+def __getattr__(name: str) -> Any:
+    if name == "report":  # the package refbench.report, callable (see its docstring)
+        import importlib
+
+        return importlib.import_module("refbench.report")
+    if name in __all__ and name != "__version__":
+        import importlib
+
+        # by name: the package's own import statement would make every module that reads
+        # __version__ a part of a circle
+        return getattr(importlib.import_module("refbench.public"), name)
+    raise AttributeError(f"module 'refbench' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

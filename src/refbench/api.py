@@ -9,11 +9,11 @@ A plugin declares entry points in its own package metadata, and refbench loads t
     [project.entry-points."refbench.tasks"]
     my-bench = "my_package.task:TASK"            # a Task instance, named "my-bench"
 
-A model implements :meth:`ChoiceModel.predict` (and usually ``OPTIONS`` and
-:meth:`ChoiceModel.config`); a benchmark implements :meth:`Task.sniff` and
-:meth:`Task.read_choices` and may add capabilities (a web view, a report, a folder of data run
-whole, commands, ...). ``docs/adding-a-model.md``
-and ``docs/adding-a-task.md`` walk through both; ``docs/task-interface.md`` documents every
+A model implements :meth:`ChoiceModel.predict` (and usually ``OPTIONS``,
+:meth:`ChoiceModel.config` and ``summary``, the one line ``refbench ls`` shows); a benchmark
+implements :meth:`Task.sniff` and :meth:`Task.read_choices` and may add capabilities (a web
+view, a report, a folder of data run whole, commands, ...). ``docs/adding-a-model.md`` and
+``docs/adding-a-task.md`` walk through both; ``docs/task-interface.md`` documents every
 capability. ``refbench ls`` lists plugins with the distribution they come from; a plugin that
 cannot be loaded is one error line and never stops another command. A plugin's commands show
 their examples with :func:`examples` (as their epilog), so that the tests that run every
@@ -25,12 +25,13 @@ from __future__ import annotations
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.help_text import examples
 from refbench.core.inputs import parse_jsonl
-from refbench.core.invalid import InvalidInstances
+from refbench.core.invalid import InvalidInstances, reject
 from refbench.core.options import Option
 from refbench.core.records import Record as InputRecord
 from refbench.core.records import Where
 from refbench.core.table import Table
 from refbench.core.types import Candidate, ChoiceInstance
+from refbench.formats.tsv import read_tsv
 from refbench.models.base import ChoiceModel, ModelOutput, argmax
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import (
@@ -92,4 +93,6 @@ __all__ = [
     "choice_record",
     "examples",
     "parse_jsonl",
+    "read_tsv",
+    "reject",
 ]

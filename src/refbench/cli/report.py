@@ -51,9 +51,9 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     tasks: one row per system and data set, naming the model, the data and the split.
     """
     from refbench.core.errors import UsageError
-    from refbench.core.io import write_text_atomic
     from refbench.report.render import FORMATS
     from refbench.report.reporting import build_tables, draw_plot
+    from refbench.report.summary import summary_report
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
@@ -73,6 +73,10 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
                              else "every run in the results store covers only part of its "
                              "data (--limit): nothing to tabulate" if skipped
                              else "the results store has no runs yet")
+    elif results and not as_json and (text := summary_report(results, fmt,
+                                                             standalone=standalone)):
+        _output(text, out)  # the folder of a several-benchmark run: its summary table
+        return
     elif results:
         from refbench.report.results import load_results
 
@@ -97,11 +101,17 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         raise RefbenchError("no figures to report: the results hold no metrics (a result "
                             "written by refbench evaluate --out or refbench run has them)",
                             path=", ".join(str(r.get("_path", "?")) for r in data))
+    _output(text, out)
+    if plot is not None:
+        draw_plot(data, plot, metric=metric)
+        click.echo(f"plot: {plot}", err=True)
+
+
+def _output(text: str, out: Path | None) -> None:
+    from refbench.core.io import write_text_atomic
+
     if out is not None:
         write_text_atomic(out, text)
         click.echo(f"table: {out}", err=True)
     else:
         click.echo(text, nl=False)
-    if plot is not None:
-        draw_plot(data, plot, metric=metric)
-        click.echo(f"plot: {plot}", err=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from refbench.cli.benchmarks import ALL, BENCHMARK_DATA
 from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import (
     CONTEXT,
@@ -29,6 +30,8 @@ RUN_EXAMPLE = examples(
     "--input unshown_background --limit 200 --out runs/emb --json  # all 5,966: minutes",
     "refbench run --model embedding --data ../shared/data/winograd/wsc273.jsonl --out runs/s2 "
     "--shard 2/3",
+    "refbench run --model first --data wsc273 --data gap:test --data knowref:test --out runs/many"
+    "  # one folder each, one table (runs/many/summary.json); --data all: every release",
     "refbench run --model cross-encoder:models/ce-pretrain4 --data kitmus-suite --out runs/ce  "
     "# needs: a trained model (the refbench train example)",
     "refbench run --model embedding --data ../shared/data/winograd/wsc273.jsonl --out runs/d "
@@ -37,9 +40,12 @@ RUN_EXAMPLE = examples(
 
 @click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
 @click.option("--model", "spec", required=True, help="Model name[:argument] (refbench ls models).")
-@click.option("--data", type=DATA, required=True, cls=FilledOption, fills=FOLDER_FILLS,
+@click.option("--data", type=BENCHMARK_DATA, required=True, multiple=True, cls=FilledOption,
+              fills=FOLDER_FILLS,
               help="A data file of any registered task, or a folder a task takes whole "
-                   "({folder_tasks}: a KITMUS suite, a release folder).")
+                   "({folder_tasks}: a KITMUS suite, a release folder). Repeat it to run "
+                   "several benchmarks (each into --out/<name>/, one table); 'all': every "
+                   "release in the data folder.")
 @click.option("--task", default=None, help="Task (inferred from the file when omitted).")
 @click.option("--split", default="test", show_default=True, help="Split, for a suite folder.")
 @click.option("--limit", type=POSITIVE, default=None,
@@ -69,8 +75,9 @@ RUN_EXAMPLE = examples(
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @transactional
-def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | None, out: Path,
-            system: str | None, store: Path | None, no_store: bool, model_arg: tuple[str, ...],
+def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: str,
+            limit: int | None, out: Path, system: str | None, store: Path | None,
+            no_store: bool, model_arg: tuple[str, ...],
             input_type: str | None, max_words: int | None, skip_invalid: bool, shard: str | None,
             engine: str, scheduler: str | None, as_json: bool, quiet: bool) -> None:
     """Run a model on a data set: predictions (answers JSONL with per-candidate scores), the
@@ -80,7 +87,10 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
     instance stops the run with an error naming it, unless --skip-invalid (then skipped
     instances are counted and listed). --shard runs one part of the instances (a shard is
     not recorded in the store; refbench results merge makes the shards one run);
-    --engine dask spreads the batches over a Dask cluster.
+    --engine dask spreads the batches over a Dask cluster. Several --data (or --data all) run
+    one after the other, each into its own folder under --out as it would run alone, and
+    print one table: each benchmark's headline figure with its interval, n of N and the
+    chance level (also in --out/summary.json; refbench report --out renders it).
     """
     import contextlib
 
@@ -93,12 +103,17 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
 
     options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
     part = parse_shard(shard)
-    if part is not None and data.is_dir():
+    several = len(data) > 1 or ALL in data
+    if several and part is not None:
+        raise UsageError("--shard runs on one data file; give one --data")
+    paths = [d for d in data if isinstance(d, Path)]
+    if part is not None and paths[0].is_dir():
         raise UsageError("--shard runs on a data file; shard each data file of a folder "
                          "(SUITE/<variant>/subtask_<n>_ents/<split>.jsonl)")
     if scheduler is not None and engine != "dask":
         raise UsageError("--scheduler is for --engine dask")
-    reader: dict[str, Any] = {} if data.is_dir() else trained_reader_options(spec)
+    reader: dict[str, Any] = {} if several or paths[0].is_dir() \
+        else trained_reader_options(spec)
     if input_type:
         reader["input_type"] = input_type
     if max_words:
@@ -112,7 +127,12 @@ def run_cmd(spec: str, data: Path, task: str | None, split: str, limit: int | No
             from refbench.runs.distributed import DaskEngine
 
             dask = stack.enter_context(DaskEngine(scheduler, spec, options))
-        _run(settings, data, get_task(task) if task else None, out, store=store,
+        if several:
+            _run_several(settings, data, get_task(task) if task else None, out, store=store,
+                         no_store=no_store, skip_invalid=skip_invalid, engine=dask,
+                         as_json=as_json, quiet=quiet)
+            return
+        _run(settings, paths[0], get_task(task) if task else None, out, store=store,
              no_store=no_store, skip_invalid=skip_invalid, engine=dask, as_json=as_json,
              quiet=quiet)
 
@@ -152,6 +172,55 @@ def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
         print_json(metrics)
     else:
         click.echo(run_text({**metrics, **where}))
+
+
+def _run_several(settings: Any, data: tuple[Path | str, ...], task: Any, out: Path, *,
+                 store: Path | None, no_store: bool, skip_invalid: bool, engine: Any,
+                 as_json: bool, quiet: bool) -> None:
+    """Several benchmarks (``--data A --data B``, ``--data all``) into ``out/<name>/`` each,
+    and the cross-benchmark table."""
+    from refbench.cli.benchmarks import every_release, given_name
+    from refbench.core.errors import RefbenchError, UsageError
+    from refbench.core.invalid import InvalidInstances
+    from refbench.report.summary import summary_text
+    from refbench.runs.multi import benchmarks, run_benchmarks
+    from refbench.runs.store import Store
+
+    names: list[str] = []
+    paths: list[Path] = []
+    for d in data:
+        if d == ALL:
+            for name, path, why in every_release():
+                if path is None:
+                    click.echo(f"skipped {name}: {why}", err=True)
+                elif name not in names:
+                    names.append(name)
+                    paths.append(path)
+        elif isinstance(d, Path):
+            names.append(given_name(d))
+            paths.append(d)
+    if not paths:
+        raise UsageError("--data all: no release is in the data folder (refbench data list)")
+    skippable = ALL in data
+
+    def skip(bench: Any, exc: RefbenchError) -> bool:
+        if skippable:
+            click.echo(f"skipped {bench.name}: {exc.render()}", err=True)
+        return skippable
+
+    st = None if no_store else Store(store)
+    for note in st.notes if st else ():
+        click.echo(note, err=True)
+    invalid = InvalidInstances() if skip_invalid else None
+    summary = run_benchmarks(settings, benchmarks(names, paths), out, task=task, store=st,
+                             progress=not quiet and not as_json, on_invalid=invalid,
+                             engine=engine, skip=skip)
+    _warn_skipped(invalid)
+    if as_json:
+        print_json(summary)
+    else:
+        click.echo(summary_text(summary, "md"), nl=False)
+        click.echo(f"runs and summary: {out}" + (f"; recorded in {st.path}" if st else ""))
 
 
 def _warn_skipped(invalid: Any) -> None:

@@ -89,7 +89,23 @@ def check_list(value: Any, name: str, where: Where, *, nonempty: bool = False,
 
 
 class Record:
-    """A JSON object with typed, checked accessors (see the module docstring)."""
+    """One JSON object read from a data file (plugins: ``refbench.api.InputRecord``), with
+    accessors that take a field typed and checked, or fail with the one error line that names
+    the file, the line or id (``where``), the field and what was expected::
+
+        rec = InputRecord(obj, Where(path, line=n))
+        text = rec.string("sentence", nonempty=True)  # a str; missing or not one: error
+        options = rec.strings("options")  # a list of str
+        gold = rec.integer("gold", None, min=0, max=1)  # None when absent; a bool: error
+        meta = rec.record("meta", None)  # a nested object, itself an InputRecord
+
+    Every accessor takes a ``default`` (returned when the field is absent; without one, a
+    missing field is an error): :meth:`string`, :meth:`text` (a string, or an id written as a
+    number), :meth:`strings`, :meth:`integer` (``min``, ``max``; ``numeric_text`` accepts
+    ``"3"``; ``exact`` refuses ``2.0``), :meth:`number` (finite), :meth:`items` (a list,
+    ``nonempty`` or of ``length``), :meth:`record` / :meth:`records` (nested objects, their
+    fields named ``outer.inner`` in errors), :meth:`raw` (unchecked) and :meth:`has` (present
+    and not null)."""
 
     def __init__(self, obj: Any, where: Where, *, prefix: str = "") -> None:
         if not isinstance(obj, dict):

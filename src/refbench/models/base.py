@@ -48,6 +48,9 @@ class ChoiceModel(ABC):
     """Scores the candidates of choice instances; ``predict`` works on batches."""
 
     name: str = "model"
+    #: The one line ``refbench ls`` shows for the model (a plugin's model sets it; refbench's
+    #: own models have theirs in the registry).
+    summary: ClassVar[str] = ""
     #: The model's version in refbench (``name.vN`` names it; bumped when the same spec and
     #: options would score differently).
     version: ClassVar[int] = 1

@@ -151,7 +151,7 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
             if skipped is not None:
                 of = "" if cov.of is None else f" of {cov.of}"
                 skipped.append(f"run {row['run_id']} (only the first {cov.n}{of} instances: "
-                               f"{', '.join(cov.by) or '--limit'}; partial)")
+                               f"{', '.join(cov.by) or '--limit'})")
             continue
         out.append(_complete(metrics, f"run {row['run_id']}"))
     return labelled(out)

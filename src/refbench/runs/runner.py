@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
+from tqdm.auto import tqdm
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.interrupt import note_kept
