@@ -261,13 +261,13 @@ def test_other_tasks_report_from_store_names_model_data_and_split(tmp_path: Path
     md = ok("report", "--from-store", "--store", store, "--ci")
     assert "**GAP results**" in md and "**Winograd-style results**" in md
     assert "| System | Data | Split | n | Accuracy | F1 |" in md
-    assert "| first | fixtures/gap/gap-dev.tsv | dev | 3 | 0.500 [" in md
+    assert "| first | fixtures/gap/gap-dev.tsv | dev | 2 | 0.500 [" in md  # n: with gold
     assert "| first | fixtures/winograd/wsc-tiny.jsonl | - | 3 |" in md
     ok("run", "--model", "last", "--data", str(DATA["gap"]), "--out", str(tmp_path / "named"),
        "--store", store, "--system", "Last mention", "--quiet")
     named = ok("report", "--from-store", "--store", store)
     assert "| System | Model | Data | Split | n |" in named
-    assert "| Last mention | last | fixtures/gap/gap-dev.tsv | dev | 3 |" in named
+    assert "| Last mention | last | fixtures/gap/gap-dev.tsv | dev | 2 |" in named
     tidy = list(csv.DictReader(io.StringIO(ok("report", "--from-store", "--store", store,
                                               "--format", "csv"))))
     assert {(r["system"], r["task"], r["split"]) for r in tidy} >= {

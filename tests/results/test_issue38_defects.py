@@ -231,3 +231,15 @@ def test_3_report_reads_an_old_limit_kitmus_run(tmp_path: Path,
     assert code == 0, err
     got = json.loads(out)["results"][0]
     assert got["coverage"] == {"n": 1, "of": None, "by": ["--limit"], "partial": True}
+
+
+def test_1_results_ls_names_two_systems_apart_and_marks_partial(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.sqlite"
+    for model, limit in (("first", []), ("random", ["--limit", "1"])):
+        code, _, err = cli(capsys, "run", "--model", model, "--system", "S", "--data", SUB2,
+                           "--out", tmp_path / model, "--store", store, "--quiet", *limit)
+        assert code == 0, err
+    code, out, err = cli(capsys, "results", "ls", "--store", store)
+    assert code == 0 and f"store: {store}" in err
+    assert "S [first " in out and "S [random " in out and "1 of 2 (partial)" in out

@@ -96,9 +96,11 @@ def test_evaluate_never_averages_two_systems(tmp_path: Path) -> None:
                     str(tmp_path / "first"), str(tmp_path / "last"))
     assert mixed.returncode == 2 and "of 2 systems" in mixed.stderr
     assert "Traceback" not in mixed.stderr
-    named = ok("evaluate", "--task", "kitmus", "--gold", str(gold), "--pred",
-               str(tmp_path / "first"), str(tmp_path / "last"), "--system", "both", "--json")
-    assert json.loads(named)["n_runs"] == 2
+    # issue 38: two models are never merged under one name, not even one given with --system
+    named = run_cli("evaluate", "--task", "kitmus", "--gold", str(gold), "--pred",
+                    str(tmp_path / "first"), str(tmp_path / "last"), "--system", "both")
+    assert named.returncode == 2 and "model first" in named.stderr \
+        and "model last" in named.stderr
 
 
 def test_a_folder_run_is_named_by_its_model_not_its_folder(tmp_path: Path) -> None:

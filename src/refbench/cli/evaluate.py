@@ -158,7 +158,11 @@ def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[
 
     inputs = {"gold": [str(gold)] if gold.is_file() else [],
               "pred": [str(p) for p in preds if p.is_file()]}
+    from refbench.core.result import SCHEMA_VERSION
+
     result["provenance"] = provenance(inputs)
+    if "n" in result:  # a Result's serialisation (schema 2: coverage recorded)
+        result["schema"] = SCHEMA_VERSION
     write_text_atomic(out, json_text(result, indent=2) + "\n")
 
 

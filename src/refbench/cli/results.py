@@ -48,6 +48,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
                as_json: bool) -> None:
     """List recorded runs, newest first: id, creation time (UTC), system, task, data, split,
     instances, accuracy (a fraction), output folder and tags."""
+    from refbench.core.result import SystemIdentity, coverage_of, names_apart
     from refbench.report.render import aligned_text
     from refbench.runs.store import Store
 
@@ -55,10 +56,12 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
         click.echo(st.describe(), err=True)
         rows = st.runs(limit=limit or None, task=task, tag=tag)
         path = st.path
-        for r in rows:  # a partial run (lm-eval --limit) says how much of its data it covers
-            cov = st.get(r["run_id"])["metrics"].get("data_coverage")
-            if isinstance(cov, dict):
-                r["data_coverage"] = cov
+        for r in rows:  # a partial run says how much of its data it covers, and why
+            full = st.get(r["run_id"])
+            r["model_fingerprint"] = full.get("model_fingerprint")
+            cov = coverage_of(full["metrics"])
+            if cov.is_partial:
+                r["data_coverage"] = {"n": cov.n, "of": cov.of, "by": ", ".join(cov.by)}
     if as_json:
         print_json(rows)
         return
@@ -69,11 +72,15 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
 
     header = ["id", "created (UTC)", "system", "task", "data", "split", "n", "accuracy",
               "output folder", "tags"]
-    body = [[str(r["run_id"]), r["created"].replace("+00:00", ""), r["system"] or r["model"],
+    names = names_apart([SystemIdentity(str(r["model"]), r.get("model_fingerprint"),
+                                        r.get("system") if r.get("system") != r["model"]
+                                        else None) for r in rows])
+    body = [[str(r["run_id"]), r["created"].replace("+00:00", ""), name,
              r["task"], data_label(r["data"]), r["split"] or "-",
-             f"{r['n']} of {r['data_coverage']['of']}" if "data_coverage" in r else str(r["n"]),
+             f"{r['n']} of {r['data_coverage']['of'] or '?'} (partial)" if "data_coverage" in r
+             else str(r["n"]),
              "-" if r["accuracy"] is None else f"{r['accuracy']:.3f}", r["out_dir"] or "-",
-             ",".join(r["tags"]) or "-"] for r in rows]
+             ",".join(r["tags"]) or "-"] for r, name in zip(rows, names, strict=True)]
     click.echo(f"{len(rows)} run{'s' if len(rows) != 1 else ''} in {path} (newest first; "
                "accuracy as a fraction):")
     click.echo(aligned_text(header, body), nl=False)

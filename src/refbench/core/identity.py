@@ -162,8 +162,12 @@ def coverage_of(d: Mapping[str, Any]) -> Coverage:
     n = int(d.get("n") or 0)
     recorded = d.get("coverage_of")
     if "partial_by" in d:
-        return Coverage(n, recorded if isinstance(recorded, int) else None,
-                        tuple(str(b) for b in d.get("partial_by") or ()))
+        by_ = tuple(str(b) for b in d.get("partial_by") or ())
+        of_ = recorded if isinstance(recorded, int) else None
+        missing_ = d.get("n_missing")
+        if BY_MISSING in by_ and n == of_ and isinstance(missing_, int):
+            n -= missing_  # evaluate's n is the gold's; it scored those with predictions
+        return Coverage(n, of_, by_)
     by: list[str] = []
     of: int | None = None
     cov = d.get("data_coverage")
