@@ -6,7 +6,7 @@ extraction, seconds per epoch), validation and test accuracy, answer-position sh
 slices, what the untrained rules built from the same features score, and the learnt weights.
 
     python benchmarks/kitmus_head.py --suite DIR --variant background-pretrain --entities 4
-        [--epochs 40] [--lr 1e-3] [--batch-size 32] [--seed 13] [--dev FILE]
+        [--epochs 15] [--lr 3e-4] [--batch-size 32] [--rank 16] [--seed 13] [--dev FILE]
         [--cache DIR] [--threads 1] [--device cpu] --out DIR [--resume] [--record NAME]
 
 ``SUITE``: ``refbench kitmus generate --out SUITE`` with default settings (the recorded gold is
@@ -67,9 +67,11 @@ def main() -> None:
     ap.add_argument("--variant", default="background-pretrain")
     ap.add_argument("--entities", type=int, default=4)
     ap.add_argument("--dev", type=Path, default=None, help="selection data (default: validation)")
-    ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--rank", type=int, default=16,
+                    help="rank of the learnt interactions (0: the named features only)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--threads", type=int, default=1)
@@ -96,7 +98,7 @@ def main() -> None:
     train = list(read_choices(folder / "train.jsonl"))
     dev = list(read_choices(dev_file))
     settings = HeadSettings(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
-                            seed=args.seed)
+                            rank=args.rank, seed=args.seed)
     start = time.perf_counter()
     report = train_encoder_head(train, dev, out, settings=settings, cache=cache_dir,
                                 resume=args.resume, device=args.device, progress=True)
@@ -115,6 +117,7 @@ def main() -> None:
         "n_train": len(train), "n_dev": len(dev), "n_test": m["n"],
         "selected_on": "validation" if args.dev is None else str(args.dev),
         "settings": {"epochs": args.epochs, "lr": args.lr, "batch_size": args.batch_size,
+                     "rank": args.rank,
                      "seed": args.seed, "device": args.device, "threads": args.threads},
         "costs": report["costs"], "train_minutes": round(train_minutes, 2),
         "test_minutes": round(test_minutes, 2),
@@ -150,8 +153,9 @@ def record_run(args: argparse.Namespace, result: dict[str, Any]) -> str:
     files = {"pred": save_gz(args.out.resolve() / "test" / "predictions.jsonl", args.record,
                              "test.predictions.jsonl.gz")}
     entry = {"task": "kitmus", "gold": f"kitmus-suite/{where}", **files,
-             "model": "encoder-head (frozen MiniLM-L6 sentence vectors, two-hop head), epoch "
-                      f"{result['best_epoch']} of {result['epochs_done']} selected on validation",
+             "model": "encoder-head (frozen MiniLM-L6 sentence vectors, two-hop head, "
+                      f"interaction rank {args.rank}), epoch {result['best_epoch']} of "
+                      f"{result['epochs_done']} selected on validation",
              "selected_on": result["selected_on"], "selected_epoch": result["best_epoch"],
              "epochs": result["epochs_done"],
              "generated": {"variants": args.variant, "entities": str(args.entities),

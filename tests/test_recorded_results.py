@@ -30,6 +30,14 @@ def test_every_recorded_file_is_listed_and_deterministic() -> None:
     for name, entry in MANIFEST.items():
         assert entry["made_by"].startswith("python benchmarks/"), name
         assert entry["expected"], name
+        # What chose the model: a dev or validation split, or nothing (never the test split
+        # unflagged: the one entry whose recipe was chosen by test-sample probes says so).
+        chosen = entry["selected_on"]
+        assert chosen.startswith(("dev", "validation", "none")), (name, chosen)
+        if "test" in chosen:
+            assert "not a held-out result" in chosen, name
+        if entry["made_by"].startswith("python benchmarks/kitmus_head.py"):
+            assert chosen == "validation" and "gold_first" not in entry, name
         if entry["task"] == "tne":  # best_prepositions keeps UPrep-Acc re-scorable
             assert "uprep_accuracy" in entry["expected"], name
         if entry["task"] == "kitmus":  # the gold is regenerated, not read from ../shared

@@ -208,9 +208,9 @@ NOT_FOR_HEAD = ("eval_every", "patience", "max_steps", "max_length")
 @click.option("--head", type=click.Choice(["joint", "binary"]), default="joint",
               show_default=True, help="cross-encoder: joint or binary.")
 @click.option("--epochs", type=POSITIVE, default=None,
-              help="Epochs (cross-encoder 3, llm-loglik 2).")
+              help="Epochs (cross-encoder 3, llm-loglik 2, encoder-head 15).")
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Learning rate (cross-encoder 3e-5, llm-loglik 2e-5).")
+              help="Learning rate (cross-encoder 3e-5, llm-loglik 2e-5, encoder-head 3e-4).")
 @click.option("--head-lr", type=click.FloatRange(min=0, min_open=True), default=None,
               help="cross-encoder: rate of the head and the prior's weight (default: --lr).")
 @click.option("--batch-size", type=POSITIVE, default=8, show_default=True,
@@ -312,7 +312,7 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
 
         report = train_encoder_head(
             train, dev_set, out, settings=HeadSettings(
-                epochs=epochs or 40, lr=lr or 1e-3, seed=seed,
+                epochs=epochs or 15, lr=lr or 3e-4, seed=seed,
                 batch_size=32 if source("batch_size") is click.core.ParameterSource.DEFAULT
                 else batch_size),
             cache=features, resume=resume, device=device, progress=not as_json)

@@ -40,13 +40,13 @@ from refbench.models.selection import refuse_test_selection
 
 @dataclass(frozen=True)
 class HeadSettings:
-    epochs: int = 40
-    lr: float = 1e-3
+    epochs: int = 15
+    lr: float = 3e-4
     batch_size: int = 32
     hidden: int = 64
-    rank: int = 32
-    dropout: float = 0.1
-    weight_decay: float = 0.01
+    rank: int = 16
+    dropout: float = 0.3
+    weight_decay: float = 0.05
     seed: int = 13
 
 
