@@ -7,7 +7,9 @@ e2e jsonlines, GAP TSV), knowledge-text-only views name the same entities; (2) e
 annotation is well formed (its parts found from structure, ``structure.locate``: the pronoun in
 exactly one cluster, holding exactly one entity); (3) train/validation/test share no names
 (and, with native files, no occupations, locations, templates or noise); (4) answer positions
-are balanced.
+are balanced: in no subtask split does a position baseline (``first``: the answer is the first
+name of the meet sentence; ``last``/``nearest``: the last) have a 95% interval that excludes
+chance.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ AGREE = "formats and views agree"
 ANNOTATION = "annotation well formed"
 OVERLAP = "split overlap"
 BALANCE = "answer-position balance"
-Z_LIMIT = 4.0  # answer-position shares further than this many standard errors are flagged
+Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 MIN_FOR_BALANCE = 50  # fewer instances than this: shares are reported, not tested
 
 
@@ -277,6 +279,7 @@ def validate_suite(directory: str | Path, *, progress: bool = True) -> dict[str,
         "split_overlap": overlap,
         "notes": notes,
         "answer_positions": balance["positions"],
+        "position_baselines": balance["position_baselines"],
         "violations": col.violations,
         "ok": not col.violations,
     }
@@ -327,23 +330,41 @@ def _check_overlap(col: _Collector) -> tuple[dict[str, dict[str, int]], list[str
     return out, notes
 
 
+def wilson_interval(hits: int, total: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% by default)."""
+    if total == 0:
+        return 0.0, 1.0
+    p = hits / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _check_balance(col: _Collector) -> dict[str, Any]:
+    """Per subtask split: the answer's share at each meet-sentence position, and the position
+    baselines (``first`` picks position 0; ``last`` and ``nearest`` the last position, since
+    the pronoun follows the meet sentence) with their 95% Wilson intervals. An interval that
+    excludes chance (1/k) is a violation."""
     positions: dict[str, dict[str, float]] = {}
+    baselines: dict[str, dict[str, dict[str, Any]]] = {}
     flagged = 0
     for name, counts in sorted(col.positions.items()):
         total = sum(counts.values())
         match = SUBTASK_DIR.match(name.split("/")[1])
         k = int(match.group(1)) if match else max(counts) + 1
-        p = 1 / k
-        se = math.sqrt(p * (1 - p) / total)
+        chance = 1 / k
         positions[name] = {str(i): round(counts[i] / total, 4) for i in range(k)}
-        if total < MIN_FOR_BALANCE:
-            continue
-        for i in range(k):
-            z = abs(counts[i] / total - p) / se
-            if z > Z_LIMIT:
+        baselines[name] = {}
+        for baseline, pos in (("first", 0), ("last", k - 1)):
+            lo, hi = wilson_interval(counts[pos], total)
+            baselines[name][baseline] = {"accuracy": round(counts[pos] / total, 4),
+                                         "ci95": [round(lo, 4), round(hi, 4)]}
+            if total >= MIN_FOR_BALANCE and not lo <= chance <= hi:
                 flagged += 1
-                col.bad(name, f"answer position {i} has share {counts[i] / total:.3f}, expected "
-                        f"{p:.3f} (z = {z:.1f})", check=BALANCE)
-    return {"status": "ok" if not flagged else f"{flagged} unbalanced position(s)",
-            "positions": positions}
+                col.bad(name, f"the {baseline} baseline (answer at meet position {pos}) scores "
+                        f"{counts[pos] / total:.4f}, 95% interval {lo:.3f}-{hi:.3f}, which "
+                        f"excludes chance ({chance:.3f}): answer positions are unbalanced",
+                        check=BALANCE)
+    return {"status": "ok" if not flagged else f"{flagged} position baseline(s) off chance",
+            "positions": positions, "position_baselines": baselines}
