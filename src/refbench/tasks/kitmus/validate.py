@@ -14,7 +14,6 @@ chance.
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from refbench.core.io import read_lines
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.formats.gap_tsv import read_gap
+from refbench.metrics.intervals import wilson
 from refbench.tasks.kitmus.gold import instance_key
 from refbench.tasks.kitmus.instance import SPLITS, SUBTASK_DIR, VIEWS
 from refbench.tasks.kitmus.native import read_native
@@ -39,7 +39,6 @@ AGREE = "formats and views agree"
 ANNOTATION = "annotation well formed"
 OVERLAP = "split overlap"
 BALANCE = "answer-position balance"
-Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 MIN_FOR_BALANCE = 50  # fewer instances than this: shares are reported, not tested
 
 
@@ -330,17 +329,6 @@ def _check_overlap(col: _Collector) -> tuple[dict[str, dict[str, int]], list[str
     return out, notes
 
 
-def wilson_interval(hits: int, total: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% by default)."""
-    if total == 0:
-        return 0.0, 1.0
-    p = hits / total
-    denom = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denom
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def _check_balance(col: _Collector) -> dict[str, Any]:
     """Per subtask split: the answer's share at each meet-sentence position, and the position
     baselines (``first`` picks position 0; ``last`` and ``nearest`` the last position, since
@@ -357,7 +345,7 @@ def _check_balance(col: _Collector) -> dict[str, Any]:
         positions[name] = {str(i): round(counts[i] / total, 4) for i in range(k)}
         baselines[name] = {}
         for baseline, pos in (("first", 0), ("last", k - 1)):
-            lo, hi = wilson_interval(counts[pos], total)
+            lo, hi = wilson(counts[pos], total) or (0.0, 1.0)
             baselines[name][baseline] = {"accuracy": round(counts[pos] / total, 4),
                                          "ci95": [round(lo, 4), round(hi, 4)]}
             if total >= MIN_FOR_BALANCE and not lo <= chance <= hi:
