@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -153,7 +154,8 @@ def train_encoder_head(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInst
                           json.dumps(finite(state["log"]), indent=1, allow_nan=False) + "\n")
         if progress:
             print(f"epoch {epoch + 1}/{s.epochs}: loss {total / len(train):.4f}, dev {acc:.4f}"
-                  f" (best {state['best']:.4f} at epoch {state['best_epoch']})", flush=True)
+                  f" (best {state['best']:.4f} at epoch {state['best_epoch']})", flush=True,
+                  file=sys.stderr)
     report = {**asdict(s), "encoder": "all-MiniLM-L6-v2 (frozen, mean-pooled)",
               "n_train": len(train), "n_dev": len(dev),
               "tasks": sorted({x.task for x in train}),
