@@ -5,8 +5,9 @@ Per instance, from the text alone (:mod:`refbench.models.text`): the expression'
 (``p``: in KITMUS the situation), each candidate's own sentences (``e_k``: its entity knowledge,
 "Mans is a rauseneger.", read as "Someone is a rauseneger."), and the sentences that name no
 candidate (``b_j``: background knowledge, "The work of a rauseneger is ...", and noise). Each
-sentence is embedded once by the frozen encoder (mean pooled, L2-normalised: the ``embedding`` model's vectors); a training run
-keeps the vectors in a feature cache on disk, deduplicated by text, so a restart resumes.
+sentence is embedded once by the frozen encoder (mean pooled, L2-normalised: the ``embedding``
+model's vectors); a training run keeps the vectors in a feature cache on disk, deduplicated by
+text, so a restart resumes.
 
 The head scores candidate ``k`` from
 
