@@ -134,3 +134,20 @@ def test_benchmarks_refuse_a_test_file_as_selection_data(script: str, tmp_path: 
 def test_encoder_head_is_a_trainable_registered_model() -> None:
     r = run_cli("ls", "models")
     assert r.returncode == 0 and "encoder-head" in r.stdout
+
+
+def test_refbench_train_encoder_head(tmp_path: Path) -> None:
+    import json
+
+    folder = FICT / "subtask_3_ents"
+    out = tmp_path / "head"
+    r = run_cli("train", "--model", "encoder-head", "--data", str(folder / "train.jsonl"),
+                "--dev", str(folder / "validation.jsonl"), "--out", str(out), "--epochs", "2",
+                "--features", str(tmp_path / "features"), "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["epochs_done"] == 2 and (out / "head.pt").is_file()
+    assert list((tmp_path / "features").glob("chunk-*.pt"))
+    refused = run_cli("train", "--model", "encoder-head", "--data", str(folder / "train.jsonl"),
+                      "--out", str(tmp_path / "x"), "--eval-every", "5")
+    assert refused.returncode == 2 and "not an option of encoder-head" in refused.stderr
