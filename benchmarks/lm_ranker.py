@@ -24,6 +24,13 @@ background-inference-charfict-charfict 0.23 (random 0.25).
     python benchmarks/lm_ranker.py --task kitmus --suite DIR --variant background-pretrain
         --entities 4 ... --out DIR
 
+Selection data is ``dev.tsv`` (KnowRef) or the validation split (KITMUS); ``--dev FILE``
+replaces it, and a test file is refused (one ``error E100`` line, exit 2): a figure selected on
+test is not a result. ``--final`` selects nothing (the last weights); the recorded 0.6131 KnowRef
+entry (``lm-knowref-q7-800``) used it with a recipe chosen by probes on a sample of the test
+set, which its manifest entry says (``selected_on``). ``--device cuda`` trains and scores on a
+GPU (``benchmarks/train_all.py`` runs every recorded recipe that way).
+
 ``--out DIR`` is the training folder (``DIR/model`` the selected model, ``DIR/checkpoint`` the
 state); ``--resume`` continues an interrupted training, ``--eval-only`` scores ``DIR/model``
 without training, ``--zero-shot`` scores the untrained model on the same dev and test data,
@@ -44,6 +51,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -55,6 +63,7 @@ from refbench.core.io import load_json_list, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.augment import augmented_training_file
 from refbench.models.lm_ranker import RankerSettings, accuracy, load_ranker, train_lm_ranker
+from refbench.models.selection import is_test_file
 from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 from refbench.tasks.choices import read_choices
@@ -91,7 +100,7 @@ def knowref_data(args: argparse.Namespace, out: Path
     train = list(read_choices(train_file, task=get_task("knowref")))
     if args.balance_train:
         train = balanced(train, args.seed, by=args.balance_by)
-    dev = list(read_choices(KNOWREF / "dev.tsv"))
+    dev = list(read_choices(args.dev or KNOWREF / "dev.tsv"))
     if args.balance_dev:
         dev = balanced(dev, args.seed, args.balance_dev, by=args.balance_by)
     dev = dev[: args.dev_limit]
@@ -159,6 +168,9 @@ def main() -> None:
     ap.add_argument("--suite", type=Path, default=None, help="KITMUS suite folder")
     ap.add_argument("--variant", default="background-pretrain")
     ap.add_argument("--entities", type=int, default=4)
+    ap.add_argument("--dev", type=Path, default=None,
+                    help="selection data (default: dev.tsv / the validation split; never test)")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     ap.add_argument("--augment", action="store_true")
     ap.add_argument("--balance-train", action="store_true")
     ap.add_argument("--balance-dev", type=int, default=None, metavar="N")
@@ -184,6 +196,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
+    if args.dev is not None and is_test_file(args.dev):
+        print(f"error E100: --dev {args.dev}: a test file cannot be selection data; select on "
+              "a dev or validation split and score the test split once", file=sys.stderr)
+        raise SystemExit(2)
     if args.record and args.task == "knowref" and (args.test_limit or args.no_switched):
         raise SystemExit("--record needs KnowRef's whole test set and its switched copy (drop "
                          "--test-limit and --no-switched)")
@@ -201,7 +217,7 @@ def main() -> None:
             raise SystemExit("--task kitmus needs --suite (refbench kitmus generate --out DIR)")
         files = kitmus_files(args)
         train = list(read_choices(files["train"]))[: args.train_limit]
-        dev = list(read_choices(files["validation"]))[: args.dev_limit]
+        dev = list(read_choices(args.dev or files["validation"]))[: args.dev_limit]
         info = {"variant": args.variant, "entities": args.entities}
     result: dict[str, Any] = {"benchmark": "lm_ranker", "task": args.task, **info,
                               "n_train": len(train), "n_dev": len(dev),
@@ -213,24 +229,24 @@ def main() -> None:
     start = time.perf_counter()
     if args.zero_shot:
         spec = "llm-loglik"
-        result["dev_accuracy"] = round(accuracy(load_ranker(None, settings, device="cpu"),
-                                                dev), 4)
+        ranker = load_ranker(None, settings, device=args.device)
+        result["dev_accuracy"] = round(accuracy(ranker, dev), 4)
     else:
         if not args.eval_only:
             train_lm_ranker(train, [] if args.final else dev, out, settings=settings,
-                            resume=args.resume, device="cpu", progress=True)
+                            resume=args.resume, device=args.device, progress=True)
         report = json.loads((out / "training.json").read_text())
         if report["stopped"] is None:
             raise SystemExit(f"{out}: the training has not finished; continue it with --resume")
         spec = f"llm-loglik:{out / 'model'}"
         if args.final:  # no selection: the last weights, scored on dev afterwards
             report["best_dev_accuracy"] = accuracy(load_ranker(
-                str(out / "model"), settings, device="cpu"), dev)
+                str(out / "model"), settings, device=args.device), dev)
         result.update(best_dev_accuracy=round(report["best_dev_accuracy"], 4),
                       best_step=report["best_step"], steps=report["steps"],
                       stopped=report["stopped"], log=report["log"], final=args.final)
     result["train_minutes"] = round((time.perf_counter() - start) / 60, 1)
-    options = {"scoring": args.scoring, "device": "cpu"}
+    options = {"scoring": args.scoring, "device": args.device}
     start = time.perf_counter()
     if args.task == "knowref":
         result.update(score_knowref(spec, options, out, not args.no_switched, args.test_limit))
@@ -256,6 +272,11 @@ def record_run(args: argparse.Namespace, out: Path, result: dict[str, Any]) -> s
         model += "; selected on dev: step 0, the untrained weights"
     trained = {"steps": result["steps"], "selected_step": "last (--final)" if args.final
                else result["best_step"]} if "steps" in result else {}
+    default_dev = "dev" if args.task == "knowref" else "validation"
+    trained["selected_on"] = ("none (--final: the last weights)" if args.final or not trained
+                              else str(args.dev) if args.dev else default_dev)
+    if args.dev_limit and trained["selected_on"] == default_dev:
+        trained["selected_on"] += f" (its first {args.dev_limit} instances)"
     files = {"pred": save_gz(out / "test" / "predictions.jsonl", args.record,
                              "test.predictions.jsonl.gz")}
     if args.task == "knowref":

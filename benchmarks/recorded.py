@@ -51,6 +51,10 @@ def command_line(argv: list[str]) -> str:
 
 def record(name: str, entry: dict[str, Any]) -> None:
     """Add or replace the manifest entry ``name`` (with the command line that made it)."""
-    manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
-    manifest[name] = {**entry, "made_by": command_line(sys.argv)}
-    write_text_atomic(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    import fcntl
+
+    with (RESULTS / ".manifest.lock").open("w") as lock:  # runs may finish at once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
+        manifest[name] = {**entry, "made_by": command_line(sys.argv)}
+        write_text_atomic(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

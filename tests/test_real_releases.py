@@ -116,11 +116,17 @@ def test_official_formats_round_trip(variant: str, tmp_path: Path) -> None:
 
 
 @needs_shared(RELEASED)
-def test_official_release_validates() -> None:
+def test_official_release_validates_but_one_position_baseline() -> None:
     from refbench.tasks.kitmus.validate import validate_suite
 
     report = validate_suite(RELEASED, progress=False)
-    assert report["ok"], report["violations"][:5]
+    # The release drew its answers independently: on background-train 3 entities `first`
+    # scores 0.3065 (95% interval 0.287-0.327), below chance, and validate says so (issue 42).
+    assert [v.split(":")[0] for v in report["violations"]] == [
+        "background-train/subtask_3_ents/test"], report["violations"][:5]
+    assert "the first baseline (answer at meet position 0) scores 0.3065" \
+        in report["violations"][0]
+    assert all(v == "ok" for k, v in report["checks"].items() if k != "answer-position balance")
     assert report["instances"] == 24 * 2000 and report["subtasks"] == 24
 
 

@@ -30,6 +30,14 @@ def test_every_recorded_file_is_listed_and_deterministic() -> None:
     for name, entry in MANIFEST.items():
         assert entry["made_by"].startswith("python benchmarks/"), name
         assert entry["expected"], name
+        # What chose the model: a dev or validation split, or nothing (never the test split
+        # unflagged: the one entry whose recipe was chosen by test-sample probes says so).
+        chosen = entry["selected_on"]
+        assert chosen.startswith(("dev", "validation", "none")), (name, chosen)
+        if "test" in chosen:
+            assert "not a held-out result" in chosen, name
+        if entry["made_by"].startswith("python benchmarks/kitmus_head.py"):
+            assert chosen == "validation" and "gold_first" not in entry, name
         if entry["task"] == "tne":  # best_prepositions keeps UPrep-Acc re-scorable
             assert "uprep_accuracy" in entry["expected"], name
         if entry["task"] == "kitmus":  # the gold is regenerated, not read from ../shared
@@ -70,3 +78,30 @@ def test_recorded_figures_are_reproduced_by_evaluate(name: str, tmp_path: Path) 
         assert got[key] == pytest.approx(value, abs=6e-5), (name, key)
     with gzip.open(RESULTS / entry["pred"], "rt") as fh:
         assert sum(1 for _ in fh) == got.get("n", got.get("n_documents"))
+
+
+def test_train_all_lists_every_recorded_training_recipe() -> None:
+    """``benchmarks/train_all.py`` (every recorded recipe again, on a GPU when one is lent)
+    covers each training entry of the manifest, with ``--device cuda`` where a benchmark
+    takes it; an unknown recipe is one error line, exit 2. Dry runs only: trainings are never
+    tests."""
+    import shlex
+    import subprocess
+    import sys
+
+    script = ROOT / "benchmarks" / "train_all.py"
+    r = subprocess.run([sys.executable, str(script), "--dry-run", "--device", "cuda"],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    lines = [shlex.split(x) for x in r.stdout.splitlines()]
+    for name, entry in MANIFEST.items():
+        if entry["selected_on"].startswith("none (untrained)"):
+            continue
+        made = shlex.split(entry["made_by"])[1:]
+        assert any(x[1:len(made) + 1] == made for x in lines), name
+    for x in lines:
+        if x[1] in ("benchmarks/lm_ranker.py", "benchmarks/kitmus_head.py"):
+            assert x[-2:] == ["--device", "cuda"], x
+    bad = subprocess.run([sys.executable, str(script), "--only", "no-such-recipe"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("error E100")

@@ -174,3 +174,44 @@ def test_official_resources_generate(tmp_path: Path) -> None:
     assert set(stats["resources"]["shared_between_splits"]) >= {
         "templates:entity_knowledge", "templates:background_knowledge"}
     assert stats["split_overlap"]["train/test"]["names"] == 0
+
+
+@pytest.mark.parametrize(("n", "size"), [(2, 7), (3, 20), (4, 50)])
+def test_answer_positions_are_balanced_exactly(n: int, size: int) -> None:
+    """Every position (entity index, meet-sentence place, background-sentence place) is the
+    answer's size // n or size // n + 1 times, in every prefix and every variant (issue 42:
+    `first` scored 0.2225 at 4 entities when the answer was drawn independently)."""
+    pools = build_pools(RES, seed=42)
+    runs = {name: list(generate_job(RES, pools, VARIANTS[name], n=n, split="test", size=size,
+                                    seed=42))
+            for name in ("background-pretrain", "background-both")}
+    for insts in runs.values():
+        for length in range(1, size + 1):
+            prefix = insts[:length]
+            for values in ([i.answer for i in prefix],
+                           [i.meet_order.index(i.answer) for i in prefix]):
+                counts = [values.count(k) for k in range(n)]
+                assert max(counts) - min(counts) <= 1, (length, counts)
+    a, b = runs.values()
+    assert [(x.answer, x.meet_order) for x in a] == [(y.answer, y.meet_order) for y in b]
+
+
+def test_background_position_is_balanced() -> None:
+    """The answer's background sentence (background-both) is at each place equally often."""
+    import random
+
+    from refbench.tasks.kitmus.generate import _order_with
+
+    rng = random.Random(0)
+    assert sorted(_order_with(rng, 4, 2, 0)) == [0, 1, 2, 3]
+    assert _order_with(rng, 4, 2, 3)[3] == 2
+    pools = build_pools(RES, seed=42)
+    insts = list(generate_job(RES, pools, VARIANTS["background-both"], n=3, split="test",
+                              size=30, seed=42))
+    places = []
+    for inst in insts:
+        answer_situation = inst.entities[inst.answer].situation
+        bg = [s for s in inst.sentences if s.role == "background_knowledge"]
+        places.append(next(k for k, s in enumerate(bg)
+                           if f" {answer_situation}" in " ".join(w for w, _ in s.tokens)))
+    assert [places.count(k) for k in range(3)] == [10, 10, 10]

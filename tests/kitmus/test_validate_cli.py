@@ -84,3 +84,41 @@ def test_ls_lists_registered_names() -> None:
     assert "background-train" in text and "alias of background-pretrain" in text
     bad = run_cli("ls", "modles")
     assert bad.returncode == 2 and "unknown registry" in bad.stderr
+
+
+def test_balance_fails_when_a_position_baseline_is_off_chance() -> None:
+    """Issue 42: `first` at 0.2225 of 2,000 (4 entities, interval 0.206-0.241) was reported as
+    "answer-position balance ok" (the old check allowed 4 standard errors)."""
+    from collections import Counter
+
+    from refbench.tasks.kitmus.validate import BALANCE, _check_balance, _Collector
+
+    col = _Collector()
+    col.positions["background-pretrain/subtask_4_ents/test"] = Counter(
+        {0: 445, 1: 520, 2: 515, 3: 520})
+    col.positions["background-both/subtask_4_ents/test"] = Counter(
+        {0: 500, 1: 500, 2: 500, 3: 500})
+    col.positions["background-both/subtask_2_ents/test"] = Counter({0: 20, 1: 10})  # too few
+    result = _check_balance(col)
+    assert col.by_check[BALANCE] == 1 and result["status"] != "ok"
+    [violation] = col.violations
+    assert violation.startswith("background-pretrain/subtask_4_ents/test: the first baseline")
+    assert "excludes chance (0.250)" in violation
+    first = result["position_baselines"]["background-pretrain/subtask_4_ents/test"]["first"]
+    assert first["accuracy"] == 0.2225 and first["ci95"] == [0.2048, 0.2413]
+    both = result["position_baselines"]["background-both/subtask_4_ents/test"]
+    assert both["first"]["accuracy"] == both["last"]["accuracy"] == 0.25
+
+
+def test_a_generated_suite_has_position_baselines_at_chance(tmp_path: Path) -> None:
+    from refbench.tasks.kitmus.resources import load_resources
+    from refbench.tasks.kitmus.suite import generate_suite, make_config
+
+    out = tmp_path / "s"
+    cfg = make_config(variants=["background-pretrain"], entities=[3], splits=["test"],
+                      sizes={"test": 60}, formats=["conll"], seed=42)
+    generate_suite(load_resources(), out, cfg, workers=1, progress=False, probe=False)
+    report = validate_suite(out, progress=False)
+    assert report["ok"], report["violations"]
+    group = report["position_baselines"]["background-pretrain/subtask_3_ents/test"]
+    assert group["first"]["accuracy"] == group["last"]["accuracy"] == round(20 / 60, 4)

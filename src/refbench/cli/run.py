@@ -243,7 +243,10 @@ def trained_reader_options(spec: str) -> dict[str, Any]:
 
 # Options only one trainer takes: given to the other, they are refused.
 TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_layers"),
-                "llm-loglik": ("train_layers", "scoring", "checkpoint_every")}
+                "llm-loglik": ("train_layers", "scoring", "checkpoint_every"),
+                "encoder-head": ("features",)}
+# Options the frozen-encoder head does not take (it scores dev after every epoch).
+NOT_FOR_HEAD = ("eval_every", "patience", "max_steps", "max_length")
 
 
 @click.command("train", context_settings=CONTEXT, epilog=examples(
@@ -256,14 +259,19 @@ TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_l
     "refbench train --model llm-loglik --data ../shared/data/knowref/train.tsv --dev "
     "../shared/data/knowref/dev.tsv --augment --eval-every 200 --threads 1 --out "
     "models/lm-knowref  # needs: hours of CPU (docs/lm-ranker.md); then --model "
-    "llm-loglik:models/lm-knowref/model"))
+    "llm-loglik:models/lm-knowref/model",
+    "refbench train --model encoder-head --data kitmus-suite/background-pretrain/"
+    "subtask_4_ents/train.jsonl --dev kitmus-suite/background-pretrain/subtask_4_ents/"
+    "validation.jsonl --out models/head-pretrain4  # frozen MiniLM, trained head: minutes; "
+    "then --model encoder-head:models/head-pretrain4"))
 @click.option("--model", "spec", default="cross-encoder", show_default=True,
-              help="Trainable model: cross-encoder, or llm-loglik[:PATH] (a causal LM as a "
-                   "ranker; default weights SmolLM2-135M).")
+              help="Trainable model: cross-encoder, llm-loglik[:PATH] (a causal LM as a "
+                   "ranker; default weights SmolLM2-135M), or encoder-head (frozen MiniLM "
+                   "sentence vectors, a small trained head).")
 @click.option("--data", type=DATA, required=True, help="Training data (any choice task).")
 @click.option("--dev", type=DATA, default=None,
-              help="Dev data for early stopping (default: 10% held out from --data, whole "
-                   "questions where instances share one).")
+              help="Dev data for selection (default: 10% held out from --data, whole "
+                   "questions where instances share one); a test file is refused.")
 @click.option("--task", default=None, help="Task (inferred when omitted).")
 @click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
 @click.option("--augment", is_flag=True,
@@ -271,9 +279,9 @@ TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_l
 @click.option("--head", type=click.Choice(["joint", "binary"]), default="joint",
               show_default=True, help="cross-encoder: joint or binary.")
 @click.option("--epochs", type=POSITIVE, default=None,
-              help="Epochs (cross-encoder 3, llm-loglik 2).")
+              help="Epochs (cross-encoder 3, llm-loglik 2, encoder-head 15).")
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Learning rate (cross-encoder 3e-5, llm-loglik 2e-5).")
+              help="Learning rate (cross-encoder 3e-5, llm-loglik 2e-5, encoder-head 3e-4).")
 @click.option("--head-lr", type=click.FloatRange(min=0, min_open=True), default=None,
               help="cross-encoder: rate of the head and the prior's weight (default: --lr).")
 @click.option("--batch-size", type=POSITIVE, default=8, show_default=True,
@@ -300,6 +308,8 @@ TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_l
                                       "the trained model with the same).")
 @click.option("--checkpoint-every", type=POSITIVE, default=100, show_default=True,
               help="llm-loglik: steps between checkpoints (and at each epoch's end).")
+@click.option("--features", type=PATH, default=None,
+              help="encoder-head: the sentence-vector cache folder (default DIR/features).")
 @click.option("--seed", type=SEED, default=13, show_default=True)
 @click.option("--input", "input_type", default=None, help="AltEntities input type.")
 @click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint (must exist).")
@@ -311,29 +321,37 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
               head_lr: float | None, batch_size: int, max_length: int | None,
               evidence_words: int, max_words: int | None, max_steps: int | None,
               eval_every: int | None, patience: int | None, freeze_layers: int,
-              train_layers: int, scoring: str, checkpoint_every: int, seed: int,
-              input_type: str | None, resume: bool, device: str, threads: int | None,
-              as_json: bool) -> None:
-    """Fine-tune a choice model: the MiniLM cross-encoder (then --model cross-encoder:DIR), or
+              train_layers: int, scoring: str, checkpoint_every: int,
+              features: Path | None, seed: int, input_type: str | None, resume: bool,
+              device: str, threads: int | None, as_json: bool) -> None:
+    """Fine-tune a choice model: the MiniLM cross-encoder (then --model cross-encoder:DIR),
     a causal LM as a ranker over the candidates, trained on the log-likelihoods llm-loglik
-    scores (then --model llm-loglik:DIR/model, a Hugging Face folder). Seeded, selected on
-    dev, checkpoints, --resume.
+    scores (then --model llm-loglik:DIR/model, a Hugging Face folder), or a small head over
+    frozen MiniLM sentence vectors (then --model encoder-head:DIR). Seeded, selected on dev
+    (never on a test file), checkpoints, --resume.
     """
     from refbench.core.errors import UsageError
+    from refbench.models.selection import refuse_test_selection
     from refbench.models.train import held_out_split, train_cross_encoder
     from refbench.tasks.choices import read_choices
     from refbench.tasks.lookup import get_task
 
     name, _, argument = spec.partition(":")
     if name not in TRAINER_ONLY:
-        raise UsageError(f"{spec!r} is not trainable; the trainable models are cross-encoder "
-                         "and llm-loglik[:PATH]")
+        raise UsageError(f"{spec!r} is not trainable; the trainable models are cross-encoder, "
+                         "llm-loglik[:PATH] and encoder-head")
     source = click.get_current_context().get_parameter_source
     for other, options in TRAINER_ONLY.items():
         for option in options if other != name else ():
             if source(option) is not click.core.ParameterSource.DEFAULT:
                 raise UsageError(f"--{option.replace('_', '-')} is an option of {other} "
                                  f"training, not {name}")
+    for option in NOT_FOR_HEAD if name == "encoder-head" else ():
+        if source(option) is not click.core.ParameterSource.DEFAULT:
+            raise UsageError(f"--{option.replace('_', '-')} is not an option of encoder-head "
+                             "training (it scores dev after every epoch)")
+    if dev is not None:
+        refuse_test_selection(dev)
     set_threads(threads)
     reader: dict[str, object] = {"input_type": input_type} if input_type else {}
     if max_words:
@@ -360,6 +378,16 @@ def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Pa
                                  reader_options=reader, resume=resume, device=device,
                                  progress=not as_json)
         where = f"run it with --model {report['run_with']}"
+    elif name == "encoder-head":
+        from refbench.models.train_head import HeadSettings, train_encoder_head
+
+        report = train_encoder_head(
+            train, dev_set, out, settings=HeadSettings(
+                epochs=epochs or 15, lr=lr or 3e-4, seed=seed,
+                batch_size=32 if source("batch_size") is click.core.ParameterSource.DEFAULT
+                else batch_size),
+            cache=features, resume=resume, device=device, progress=not as_json)
+        where = f"run it with --model encoder-head:{out}"
     else:
         report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs or 3,
                                      lr=lr or 3e-5, head_lr=head_lr, batch_size=batch_size,

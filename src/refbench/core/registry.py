@@ -179,6 +179,8 @@ MODELS = Registry(
               "MiniLM cosine similarity between expression and candidate text (USE baseline)"),
         Entry("cross-encoder", f"{_M}.cross_encoder:CrossEncoderModel",
               "fine-tunable MiniLM pair scorer, joint or binary head (cross-encoder:DIR)"),
+        Entry("encoder-head", f"{_M}.encoder_head:EncoderHeadModel",
+              "frozen MiniLM sentence vectors, small trained two-hop head (encoder-head:DIR)"),
         Entry("llm-loglik", f"{_M}.llm:LoglikModel",
               "causal-LM log-likelihood, SmolLM2-135M by default (llm-loglik:PATH)"),
         Entry("llm-chat", f"{_M}.chat:ChatModel",

@@ -49,6 +49,7 @@ from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.core.outputs import commit_output_dir, discard_output_dir, prepare_output_dir
 from refbench.core.types import ChoiceInstance
 from refbench.models.llm import LoglikModel, scoring_requests
+from refbench.models.selection import refuse_test_selection
 
 Encoded = tuple[list[int], int, int]  # LoglikModel.encode: ids, first scored token, tokens cut
 SCORINGS = ("partial", "whole")
@@ -216,6 +217,7 @@ def train_lm_ranker(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInstanc
         raise UsageError(f"unknown scoring {s.scoring!r}; choose from {', '.join(SCORINGS)}")
     train = [x for x in train if x.gold is not None]
     dev = [x for x in dev if x.gold is not None]
+    refuse_test_selection(instances=dev, option="dev data")
     if not train:
         raise RefbenchError("no training instances with a gold answer")
     ckpt = out / "checkpoint" / "state.pt"

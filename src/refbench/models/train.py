@@ -29,6 +29,7 @@ from refbench.core.errors import OutputError, RefbenchError, UsageError
 from refbench.core.io import finite, torch_save_atomic, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
+from refbench.models.selection import refuse_test_selection
 
 
 def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float:
@@ -109,6 +110,7 @@ def train_cross_encoder(
         raise UsageError(f"unknown head {head!r}; choose from {', '.join(HEADS)}")
     train = [x for x in train if x.gold is not None]
     dev = [x for x in dev if x.gold is not None]
+    refuse_test_selection(instances=dev, option="dev data")
     if not train:
         raise RefbenchError("no training instances with a gold answer")
     ckpt = out / "checkpoint"

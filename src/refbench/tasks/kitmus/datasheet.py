@@ -34,6 +34,7 @@ def _provenance(stats: dict[str, Any]) -> list[str]:
     return [
         "## Provenance",
         f"- refbench version: {stats['refbench_version']}",
+        f"- generator version: {stats.get('generator_version', 1)}",
         f"- git commit: {commit_text}",
         f"- resource folder: `{prov.get('resources_path', res['source'])}` "
         f"({res.get('layout', res['source'])} layout)",
@@ -171,6 +172,12 @@ def _contents(stats: dict[str, Any]) -> list[str]:
         "",
         _table(counts, ["variant", "entities", "split", "instances", "with noise",
                         "answer position in the meet sentence"]),
+        "",
+        "Answer positions are balanced exactly within each subtask and split: the answer's "
+        "entity index,",
+        "its place in the meet sentence and its place among the background sentences each take "
+        "every value",
+        "equally often (within one), so position baselines (first, last, nearest) score chance.",
         "",
         "## Split overlap (shared items; 0 everywhere means disjoint)",
         f"Disjoint: {'yes' if stats['split_overlap_ok'] else 'NO'}"

@@ -6,6 +6,15 @@ and (2) the variants are paired: instance ``i`` of every variant has the same na
 rows, answer, pronoun, location and templates; variants differ only in where the background
 knowledge is and how fictional it is. That makes variant-to-variant differences directly
 comparable.
+
+Answer positions are balanced exactly (stratified, not drawn independently): within a job the
+answer's entity index (its entity-knowledge sentence), its position in the meet sentence's
+mention order (what the position baselines ``first``, ``last`` and ``nearest`` read) and its
+position among the background-knowledge sentences each take every value ``size // n`` or
+``size // n + 1`` times. Each comes from seeded permutations of ``range(n)``, one per block of
+``n`` consecutive instances, so every prefix of a job is balanced too and a job's first
+instances do not depend on its size. A position baseline scores chance by construction, in
+every variant.
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ from refbench.tasks.kitmus.templates import Template, fill
 from refbench.tasks.kitmus.variants import Variant
 
 PRONOUN_TAG = "PRP"
+# Bump when the same seed and resources give different instances (recorded in stats.json and
+# compared by ``kitmus generate --skip-if-current``). 2: answer positions balanced exactly.
+GENERATOR_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,14 @@ def _m(sentence: int, span: tuple[int, int]) -> Mention:
     return Mention(sentence, span[0], span[1] - 1)
 
 
+def _order_with(rng: random.Random, n: int, item: int, position: int) -> tuple[int, ...]:
+    """A random order of ``range(n)`` with ``item`` at ``position``."""
+    rest = [e for e in range(n) if e != item]
+    rng.shuffle(rest)
+    rest.insert(position, item)
+    return tuple(rest)
+
+
 def generate_job(
     res: Resources, pools: Pools, variant: Variant, *, n: int, split: str, size: int, seed: int
 ) -> Iterator[KitmusInstance]:
@@ -124,17 +144,21 @@ def generate_job(
     situations = res.situations[variant.situation_source]
     weights = [p.weight for p in res.pronouns]
     name_tokens = {name: tuple((w, "NNP") for w in name.split()) for name in sp.names}
+    blocks: tuple[list[int], list[int], list[int]] = ([], [], [])
     for index in range(size):
         # Draws happen in a fixed order and regardless of the variant (pairing).
+        if index % n == 0:  # stratified positions: a permutation of range(n) per block
+            blocks = (rng.sample(range(n), n), rng.sample(range(n), n), rng.sample(range(n), n))
+        answer_block, meet_block, bg_block = blocks
         names = rng.sample(sp.names, n)
         occ_rows = rng.sample(sp.occupations, n)
-        answer = rng.randrange(n)
+        answer = answer_block[index % n]
         pron = rng.choices(res.pronouns, weights=weights)[0]
         location = rng.choice(sp.locations)
         noise_pool = sp.noise[location.kind]
         noise_idx = rng.choice(noise_pool) if noise_pool else None
-        meet_order = tuple(rng.sample(range(n), n))
-        bg_order = rng.sample(range(n), n)
+        meet_order = _order_with(rng, n, answer, meet_block[index % n])
+        bg_order = list(_order_with(rng, n, answer, bg_block[index % n]))
         t_meet = rng.choice(sp.templates["meet"])
         t_pron = rng.choice(sp.templates["pronoun"])
         t_ent = [rng.choice(sp.templates["entity_knowledge"]) for _ in range(n)]

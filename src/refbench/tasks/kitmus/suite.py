@@ -27,7 +27,13 @@ from refbench.core.io import (
     write_text_atomic,
 )
 from refbench.core.workers import worker_pool
-from refbench.tasks.kitmus.generate import Pools, build_pools, check_job, generate_job
+from refbench.tasks.kitmus.generate import (
+    GENERATOR_VERSION,
+    Pools,
+    build_pools,
+    check_job,
+    generate_job,
+)
 from refbench.tasks.kitmus.instance import SPLITS, VIEWS, KitmusInstance
 from refbench.tasks.kitmus.native import dumps_instance
 from refbench.tasks.kitmus.registries import KITMUS_FORMATS, KITMUS_VARIANTS
@@ -302,6 +308,7 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
 
     return {
         "refbench_version": refbench.__version__,
+        "generator_version": GENERATOR_VERSION,
         "seed": cfg.seed,
         "command": regenerate_command(cfg, "builtin" if source == "builtin" else res.source),
         "provenance": provenance_block(res),
@@ -334,7 +341,8 @@ def expected_identity(res: Resources, cfg: SuiteConfig) -> dict[str, Any]:
     :func:`refbench.tasks.kitmus.suite_provenance.stale_reason`."""
     from refbench.tasks.kitmus.suite_provenance import generator_fingerprint
 
-    return {"refbench_version": refbench.__version__, "seed": cfg.seed,
+    return {"refbench_version": refbench.__version__, "generator_version": GENERATOR_VERSION,
+            "seed": cfg.seed,
             "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
                        "splits": list(cfg.splits), "formats": list(cfg.formats),
                        "sizes": cfg.sizes},
@@ -359,7 +367,8 @@ def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
         have = json.loads(stats_file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         return "stats.json is not valid JSON"
-    checks = (("refbench version", ("refbench_version",)), ("seed", ("seed",)),
+    checks = (("refbench version", ("refbench_version",)),
+              ("generator version", ("generator_version",)), ("seed", ("seed",)),
               ("configuration", ("config",)),
               ("resources", ("resources", "fingerprint")),
               ("generator code", ("provenance", "generator_fingerprint")))

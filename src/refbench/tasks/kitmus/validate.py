@@ -7,12 +7,13 @@ e2e jsonlines, GAP TSV), knowledge-text-only views name the same entities; (2) e
 annotation is well formed (its parts found from structure, ``structure.locate``: the pronoun in
 exactly one cluster, holding exactly one entity); (3) train/validation/test share no names
 (and, with native files, no occupations, locations, templates or noise); (4) answer positions
-are balanced.
+are balanced: in no subtask split does a position baseline (``first``: the answer is the first
+name of the meet sentence; ``last``/``nearest``: the last) have a 95% interval that excludes
+chance.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ from refbench.core.io import read_lines
 from refbench.formats.conll2012 import ConllDocument, read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.formats.gap_tsv import read_gap
+from refbench.metrics.intervals import wilson
 from refbench.tasks.kitmus.gold import instance_key
 from refbench.tasks.kitmus.instance import SPLITS, SUBTASK_DIR, VIEWS
 from refbench.tasks.kitmus.native import read_native
@@ -37,7 +39,6 @@ AGREE = "formats and views agree"
 ANNOTATION = "annotation well formed"
 OVERLAP = "split overlap"
 BALANCE = "answer-position balance"
-Z_LIMIT = 4.0  # answer-position shares further than this many standard errors are flagged
 MIN_FOR_BALANCE = 50  # fewer instances than this: shares are reported, not tested
 
 
@@ -277,6 +278,7 @@ def validate_suite(directory: str | Path, *, progress: bool = True) -> dict[str,
         "split_overlap": overlap,
         "notes": notes,
         "answer_positions": balance["positions"],
+        "position_baselines": balance["position_baselines"],
         "violations": col.violations,
         "ok": not col.violations,
     }
@@ -328,22 +330,29 @@ def _check_overlap(col: _Collector) -> tuple[dict[str, dict[str, int]], list[str
 
 
 def _check_balance(col: _Collector) -> dict[str, Any]:
+    """Per subtask split: the answer's share at each meet-sentence position, and the position
+    baselines (``first`` picks position 0; ``last`` and ``nearest`` the last position, since
+    the pronoun follows the meet sentence) with their 95% Wilson intervals. An interval that
+    excludes chance (1/k) is a violation."""
     positions: dict[str, dict[str, float]] = {}
+    baselines: dict[str, dict[str, dict[str, Any]]] = {}
     flagged = 0
     for name, counts in sorted(col.positions.items()):
         total = sum(counts.values())
         match = SUBTASK_DIR.match(name.split("/")[1])
         k = int(match.group(1)) if match else max(counts) + 1
-        p = 1 / k
-        se = math.sqrt(p * (1 - p) / total)
+        chance = 1 / k
         positions[name] = {str(i): round(counts[i] / total, 4) for i in range(k)}
-        if total < MIN_FOR_BALANCE:
-            continue
-        for i in range(k):
-            z = abs(counts[i] / total - p) / se
-            if z > Z_LIMIT:
+        baselines[name] = {}
+        for baseline, pos in (("first", 0), ("last", k - 1)):
+            lo, hi = wilson(counts[pos], total) or (0.0, 1.0)
+            baselines[name][baseline] = {"accuracy": round(counts[pos] / total, 4),
+                                         "ci95": [round(lo, 4), round(hi, 4)]}
+            if total >= MIN_FOR_BALANCE and not lo <= chance <= hi:
                 flagged += 1
-                col.bad(name, f"answer position {i} has share {counts[i] / total:.3f}, expected "
-                        f"{p:.3f} (z = {z:.1f})", check=BALANCE)
-    return {"status": "ok" if not flagged else f"{flagged} unbalanced position(s)",
-            "positions": positions}
+                col.bad(name, f"the {baseline} baseline (answer at meet position {pos}) scores "
+                        f"{counts[pos] / total:.4f}, 95% interval {lo:.3f}-{hi:.3f}, which "
+                        f"excludes chance ({chance:.3f}): answer positions are unbalanced",
+                        check=BALANCE)
+    return {"status": "ok" if not flagged else f"{flagged} position baseline(s) off chance",
+            "positions": positions, "position_baselines": baselines}
