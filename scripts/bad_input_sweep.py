@@ -65,7 +65,8 @@ def main() -> None:
                 case.make(case_dir, support)
             before = snapshot(case_dir)
             outcome = invoke(expand(case.args, support, case_dir), cwd=case_dir,
-                             env={"REFBENCH_STORE": str(Path(tmp) / f"store{k}.sqlite")})
+                             env={"REFBENCH_STORE": str(Path(tmp) / f"store{k}.sqlite")},
+                             path=case.path.replace("{T}", str(case_dir)))
             found = problems(case, outcome, before, snapshot(case_dir))
             if args.promise_only:
                 found = [f for f in found if not f.startswith(("message lacks", "output lacks"))]
