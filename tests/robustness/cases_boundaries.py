@@ -172,5 +172,60 @@ def plugin_release_cases() -> list[Case]:
     return out
 
 
+# --- damaged GGUF files: checked (size, header) before a parser sees them -----------------------
+
+def tiny_gguf(*, version: int = 3, n_meta: int | None = None) -> bytes:
+    """A small whole GGUF file: two metadata entries (a string, a string array) and one F32
+    tensor of 8 values, its data aligned to 32 bytes."""
+    import struct
+
+    def string(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    meta = (string("general.architecture") + struct.pack("<I", 8) + string("llama")
+            + string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3)
+            + b"".join(string(t) for t in ("a", "b", "c")))
+    tensor = string("w") + struct.pack("<IQIQ", 1, 8, 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", version, 1, 2 if n_meta is None else n_meta)
+    body = head + meta + tensor
+    body += b"\0" * (-len(body) % 32)
+    return body + struct.pack("<8f", *range(8))
+
+
+def _gguf(data: bytes) -> Make:
+    def make(case_dir: Path, support: Path) -> None:
+        (case_dir / "m.gguf").write_bytes(data)
+    return make
+
+
+def gguf_cases() -> list[Case]:
+    whole = tiny_gguf()
+    rows = [
+        ("cut in the tensor data", whole[:-5], "truncated GGUF file: 219 bytes, but its "
+         "header describes 1 tensors whose data ends at byte 224 (tensor w)"),
+        ("cut inside a metadata string", whole[:40], "inside metadata entry 1 of 2"),
+        ("cut inside the string array", whole[:120], "(tokenizer.ggml.tokens)"),
+        ("cut inside the tensor description", whole[:160], "inside tensor description 1"),
+        ("cut before the tensor data", whole[:192], "whose data ends at byte 224"),
+        ("cut inside the header", whole[:10], "m.gguf: truncated GGUF file: 10 bytes, "
+         "shorter than the 24-byte GGUF header"),
+        ("empty", b"", "m.gguf: truncated GGUF file: 0 bytes"),
+        ("not GGUF", b"version https://git-lfs.github.com/spec/v1\n" * 3,
+         "not a GGUF file: it starts with b'vers'"),
+        ("version 99", tiny_gguf(version=99), "GGUF version 99"),
+        ("a metadata count of 2**60", tiny_gguf(n_meta=1 << 60), "damaged GGUF file"),
+    ]
+    out = []
+    for i, data, frag in rows:
+        out.append(Case(id=f"gguf run: {i}", cause="damaged GGUF", make=_gguf(data),
+                        args=(*RUN, "--data", "{S}/wsc.jsonl", "--model", "llm-loglik:{T}/m.gguf"),
+                        fragment=frag))
+        out.append(Case(id=f"gguf export-hf: {i}", cause="damaged GGUF", make=_gguf(data),
+                        args=("llm", "export-hf", "{T}/m.gguf", "--out", "{T}/hf"),
+                        fragment=frag))
+    return out
+
+
 def boundary_cases() -> list[Case]:
-    return [*plugin_model_cases(), *plugin_task_cases(), *plugin_release_cases()]
+    return [*plugin_model_cases(), *plugin_task_cases(), *plugin_release_cases(),
+            *gguf_cases()]

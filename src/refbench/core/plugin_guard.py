@@ -31,7 +31,9 @@ _GUARDED = "_refbench_guarded"
 
 def call(entry: Entry, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` for the plugin ``entry``; ``what``: the call's name in the
-    error (``predict``, ``Model(...)``)."""
+    error (``predict``, ``Model(...)``). refbench's own entries are called as they are."""
+    if entry.origin == BUILTIN:
+        return fn(*args, **kwargs)
     try:
         result = fn(*args, **kwargs)
     except PASSED:
