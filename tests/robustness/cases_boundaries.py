@@ -10,8 +10,10 @@ The waits (a slow mirror, a killed download) need a live socket: they are in
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.robustness.harness import Case
 from tests.robustness.plugin_dists import (
@@ -226,6 +228,112 @@ def gguf_cases() -> list[Case]:
     return out
 
 
+# --- lm-eval samples: every field typed; coverage only by a recorded --limit --------------------
+
+def _lm_edit(change: Callable[[list[dict[str, Any]], dict[str, Any]], None]) -> Make:
+    """The support suite's lm-eval run in {T}/lm, the first subtask's samples and the
+    results file given to ``change`` (rows, results) and written back."""
+    def edit(lm: Path) -> None:
+        from tests.models.lm_eval_fake import STAMP
+        from tests.robustness.cases import LM_TASKS
+
+        path = lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl"
+        res = lm / f"results_{STAMP}.json"
+        rows = [json.loads(x) for x in path.read_text().splitlines()]
+        results = json.loads(res.read_text())
+        change(rows, results)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        res.write_text(json.dumps(results))
+    from tests.robustness.cases import _lm_run
+
+    return _lm_run(edit)
+
+
+def _field(line: int, key: str, value: Any, *, in_doc: bool = False
+           ) -> Callable[[list[dict[str, Any]], dict[str, Any]], None]:
+    def change(rows: list[dict[str, Any]], results: dict[str, Any]) -> None:
+        (rows[line - 1]["doc"] if in_doc else rows[line - 1])[key] = value
+    return change
+
+
+def lm_eval_type_cases() -> list[Case]:
+    from tests.robustness.cases import LM_TASKS, _lm_samples
+
+    imp = ("results", "import-lm-eval", "--data", "{S}/suite", "--out", "{T}/imp",
+           "--no-store", "--quiet", *_lm_samples(*LM_TASKS))
+    rows: list[tuple[str, Callable[[list[dict[str, Any]], dict[str, Any]], None], str]] = [
+        ("a string doc_id among integers", _field(2, "doc_id", "1"),
+         ":2: field 'doc_id': expected an integer (the document's position), found a string"),
+        ("a float doc_id", _field(1, "doc_id", 0.0), "field 'doc_id': expected an integer"),
+        ("a boolean doc_id", _field(1, "doc_id", False), "found a boolean"),
+        ("a negative doc_id", _field(1, "doc_id", -1), "field 'doc_id': expected an integer "
+                                                        "0 or more"),
+        ("a null doc_id", _field(1, "doc_id", None), "field 'doc_id': expected an integer"),
+        ("doc a list", _field(1, "doc", []), "field 'doc': expected an object"),
+        ("doc_hash a number", _field(1, "doc_hash", 7), "field 'doc_hash': expected a string"),
+        ("prompt_hash null", _field(1, "prompt_hash", None), "field 'prompt_hash'"),
+        ("acc a string", _field(1, "acc", "1.0"), "field 'acc': expected a number"),
+        ("the document's id a list", _field(1, "id", ["x"], in_doc=True),
+         "field 'doc.id': expected a string"),
+        ("filtered_resps of strings", _field(1, "filtered_resps", ["-1.0", "-2.0"]),
+         "field 'filtered_resps[0]': expected a list"),
+    ]
+    return [Case(id=f"import-lm-eval types: {i}", args=imp, make=_lm_edit(c), fragment=f,
+                 cause="lm-eval sample types") for i, c, f in rows]
+
+
+def _drop_last(limit: Any = None, *, results: bool = True, keep: int = -1
+               ) -> Callable[[list[dict[str, Any]], dict[str, Any]], None]:
+    def change(rows: list[dict[str, Any]], res: dict[str, Any]) -> None:
+        del rows[keep:]
+        if limit is not None:
+            res["config"]["limit"] = None if limit == "null" else limit
+    return change
+
+
+def lm_eval_coverage_cases() -> list[Case]:
+    from tests.robustness.cases import LM_TASKS, _lm_samples
+
+    one = ("results", "import-lm-eval", "--data",
+           "{S}/suite/background-pretrain/subtask_2_ents/test.jsonl", "--out", "{T}/imp",
+           "--no-store", "--quiet", *_lm_samples(LM_TASKS[0]))
+    cause = "lm-eval coverage"
+    rows = [
+        ("the last line missing, no limit recorded", _drop_last(),
+         "lm-eval recorded no --limit"),
+        ("the last line missing, the names", _drop_last(), "missing: "),
+        ("the last line missing, limit null recorded",
+         _drop_last(limit="null"),
+         "lm-eval recorded no --limit (config.limit in"),
+        ("the last line missing, a limit of 100 recorded", _drop_last(100),
+         "lm-eval ran with --limit 100"),
+        ("the last line missing, a limit of 0.9 recorded", _drop_last(0.9),
+         "lm-eval ran with --limit 0.9 (2 of 2 instances"),
+        ("the last line missing, a limit that is a string", _drop_last("x"),
+         "lm-eval recorded no --limit"),
+    ]
+    out = [Case(id=f"import-lm-eval coverage: {i}", args=one, make=_lm_edit(c), fragment=f,
+                cause=cause) for i, c, f in rows]
+
+    def no_results(lm: Path) -> None:
+        for p in lm.glob("results_*.json"):
+            p.unlink()
+        path = sorted(lm.glob(f"samples_{LM_TASKS[0]}_*.jsonl"))[0]
+        path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))
+
+    from tests.robustness.cases import _lm_run
+
+    out += [
+        Case(id="import-lm-eval coverage: the last line missing, no results file", args=one,
+             make=_lm_run(no_results), fragment="no results_*.json beside the samples",
+             cause=cause),
+        Case(id="import-lm-eval coverage: a limit recorded and kept (partial)", code=0,
+             args=one[:-3] + one[-2:], make=_lm_edit(_drop_last(2, keep=2)),
+             fragment="", cause=cause),
+    ]
+    return out
+
+
 def boundary_cases() -> list[Case]:
     return [*plugin_model_cases(), *plugin_task_cases(), *plugin_release_cases(),
-            *gguf_cases()]
+            *gguf_cases(), *lm_eval_type_cases(), *lm_eval_coverage_cases()]
