@@ -334,6 +334,54 @@ def lm_eval_coverage_cases() -> list[Case]:
     return out
 
 
+# --- store rows: every column typed on read ------------------------------------------------------
+
+def _store_row(column: str, value: Any) -> Make:
+    """A store in {T}/s.sqlite holding one run of ``first``, its ``column`` set to ``value``."""
+    def make(case_dir: Path, support: Path) -> None:
+        import sqlite3
+
+        from refbench.runs.record import RunSettings
+        from refbench.runs.runner import run_model
+        from refbench.runs.store import Store
+
+        store = Store(case_dir / "s.sqlite")
+        run_model(RunSettings("first"), support / "wsc.jsonl", case_dir / "r", store=store,
+                  progress=False)
+        store.close()
+        db = sqlite3.connect(case_dir / "s.sqlite")
+        db.execute(f"UPDATE runs SET {column} = ?", (value,))
+        db.commit()
+        db.close()
+    return make
+
+
+def store_cases() -> list[Case]:
+    report = ("report", "--from-store", "--store", "{T}/s.sqlite")
+    show = ("results", "show", "1", "--store", "{T}/s.sqlite")
+    ls = ("results", "ls", "--store", "{T}/s.sqlite")
+    rows: list[tuple[str, tuple[str, ...], str, Any, str]] = [
+        ("report --from-store: metrics JSON null", report, "metrics", "null",
+         "run 1: column 'metrics': expected a JSON object, found null"),
+        ("report --from-store: metrics a JSON list", report, "metrics", "[1]", "found a list"),
+        ("report --from-store: metrics a JSON string", report, "metrics", '"x"',
+         "found a string"),
+        ("report --from-store: metrics an integer", report, "metrics", 12,
+         "column 'metrics': expected a JSON object, found a number"),
+        ("report --from-store: n as text", report, "n", "many",
+         "column 'n': expected a count"),
+        ("results show: metrics JSON null", show, "metrics", "null", "column 'metrics'"),
+        ("results show: model a blob", show, "model", b"\xff",
+         "column 'model': expected text, found bytes"),
+        ("results ls: accuracy as text", ls, "accuracy", "high",
+         "column 'accuracy': expected a number or NULL"),
+        ("results ls: split a blob", ls, "split", b"x", "column 'split': expected text or NULL"),
+        ("results ls: a negative n", ls, "n", -4, "column 'n'"),
+    ]
+    return [Case(id=f"store row: {i}", args=a, make=_store_row(c, v), fragment=f,
+                 cause="store rows") for i, a, c, v, f in rows]
+
+
 def boundary_cases() -> list[Case]:
     return [*plugin_model_cases(), *plugin_task_cases(), *plugin_release_cases(),
-            *gguf_cases(), *lm_eval_type_cases(), *lm_eval_coverage_cases()]
+            *gguf_cases(), *lm_eval_type_cases(), *lm_eval_coverage_cases(), *store_cases()]
