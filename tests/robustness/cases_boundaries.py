@@ -382,6 +382,30 @@ def store_cases() -> list[Case]:
                  cause="store rows") for i, a, c, v, f in rows]
 
 
+# --- data get: no network, a rate that is not one ------------------------------------------------
+
+def data_get_cases() -> list[Case]:
+    get = ("data", "get", "wsc273", "--dir", "{T}/d", "--retries", "0")
+    closed = (*get, "--mirror", "http://127.0.0.1:1")
+    cause = "data get offline"
+    out = [
+        Case(id="data get: an unreachable mirror names the host and file", args=closed,
+             fragment="cannot reach 127.0.0.1 to fetch winograd/wsc273.jsonl", cause=cause),
+        Case(id="data get: an unreachable mirror names --mirror", args=closed,
+             fragment="--mirror URL", cause=cause),
+        Case(id="data get: an unreachable mirror names REFBENCH_DATA_DIR", args=closed,
+             fragment="set REFBENCH_DATA_DIR to a folder", cause=cause),
+        Case(id="data get: an unreachable mirror, two releases", args=(
+            "data", "get", "wsc273", "gap", "--dir", "{T}/d", "--mirror", "http://127.0.0.1:1"),
+             fragment="cannot reach 127.0.0.1", cause=cause),
+    ]
+    for rate in ("0", "-5", "nan", "inf"):
+        out.append(Case(id=f"data get: --min-rate {rate}", args=(*closed, "--min-rate", rate),
+                        fragment="--min-rate", cause="data get rate"))
+    return out
+
+
 def boundary_cases() -> list[Case]:
     return [*plugin_model_cases(), *plugin_task_cases(), *plugin_release_cases(),
-            *gguf_cases(), *lm_eval_type_cases(), *lm_eval_coverage_cases(), *store_cases()]
+            *gguf_cases(), *lm_eval_type_cases(), *lm_eval_coverage_cases(), *store_cases(),
+            *data_get_cases()]

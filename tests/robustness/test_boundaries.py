@@ -4,6 +4,7 @@ the waits (a mirror that trickles, a download killed mid-file, no network at all
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -82,3 +83,134 @@ def test_a_real_gguf_cut_short_is_one_line(tmp_path: Path) -> None:
     head.write_bytes(whole.read_bytes()[:1_000_000])
     with pytest.raises(RefbenchError, match=r"inside metadata entry \d+ of \d+ \(tokenizer"):
         check_gguf(head)
+
+
+# --- waits: a mirror that trickles, a download killed mid-file -----------------------------------
+
+class Trickle:
+    """A loopback HTTP server that promises ``body`` (its Content-Length) and sends one byte
+    every ``every`` seconds; it stops by itself after ``lasts`` seconds."""
+
+    def __init__(self, body: bytes, *, every: float = 0.05, lasts: float = 20.0) -> None:
+        import threading
+        import time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.stop = threading.Event()
+        trickle = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    for k in range(len(body)):
+                        if trickle.stop.wait(every):
+                            return
+                        self.wfile.write(body[k:k + 1])
+                        self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.timer = threading.Timer(lasts, self.close)
+        self.timer.start()
+        self.started = time.monotonic()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.timer.cancel()
+
+
+def _release(body: bytes) -> object:
+    import hashlib
+
+    from refbench.releases.manifest import Release, ReleaseFile
+
+    sha = hashlib.sha256(body).hexdigest()
+    entry = ReleaseFile("slow/a.bin", sha, len(body), None, "slow/a.bin", sha, len(body))
+    return Release(name="slow", task="winograd", title="t", licence="l", source="s",
+                   root="slow", default=None, splits={}, files=(entry,))
+
+
+def test_a_mirror_that_trickles_stops_at_the_total_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from refbench.core.errors import RefbenchError
+    from refbench.releases import fetch
+
+    body = b"x" * 4000  # 200 s at one byte per 0.05 s: per-read timeouts never fire
+    monkeypatch.setattr(fetch, "CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(fetch, "READ_TIMEOUT", 0.5)
+    server = Trickle(body)
+    try:
+        start = time.monotonic()
+        with pytest.raises(RefbenchError) as err:
+            fetch.get(_release(body), tmp_path / "d", mirror=server.url,  # type: ignore[arg-type]
+                      retries=0, progress=False, rate=4000.0)
+        took = time.monotonic() - start
+    finally:
+        server.close()
+    message = err.value.render()
+    assert "slow/a.bin did not arrive within 2 s, its total deadline" in message
+    assert "minimum rate of 4,000 bytes/s" in message and "--min-rate" in message
+    assert "REFBENCH_MIN_RATE" in message
+    assert took < 15  # bounded: the deadline (2 s) plus at most one read timeout
+    assert [p for p in (tmp_path / "d").rglob("*") if p.is_file()] == []
+
+
+def test_the_minimum_rate_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbench.core.errors import UsageError
+    from refbench.releases.fetch import MIN_RATE, min_rate
+
+    assert min_rate() == MIN_RATE
+    monkeypatch.setenv("REFBENCH_MIN_RATE", "500")
+    assert min_rate() == 500.0 and min_rate(7.0) == 7.0
+    monkeypatch.setenv("REFBENCH_MIN_RATE", "fast")
+    with pytest.raises(UsageError, match="REFBENCH_MIN_RATE 'fast'"):
+        min_rate()
+
+
+def test_a_killed_download_is_removed_by_the_next_run_which_says_so(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    body = b"y" * 51574  # the size of wsc273.jsonl, served slowly
+    server = Trickle(body, every=0.01)
+    target = tmp_path / "d"
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    cli = [sys.executable, "-c", "from refbench.cli import main; main()", "data", "get",
+           "wsc273", "--dir", str(target), "--retries", "0"]
+    proc = subprocess.Popen([*cli, "--mirror", server.url], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tmp = target / "winograd" / ".wsc273.jsonl.refbench-download"
+    try:
+        for _ in range(600):  # at most 60 s for the download to start
+            if tmp.is_file():
+                break
+            time.sleep(0.1)
+        assert tmp.is_file(), "the download never started"
+        proc.send_signal(signal.SIGKILL)  # no chance to clean up
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        server.close()
+    assert tmp.is_file()  # what a killed process leaves
+    again = subprocess.run([*cli, "--mirror", "http://127.0.0.1:1"], env=env,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert f"removed {tmp}: an unfinished download of an earlier run" in again.stdout
+    assert not tmp.exists() and again.returncode == 2
+    assert again.stderr.strip().splitlines()[-1].startswith("error E500: ")
