@@ -405,7 +405,42 @@ def data_get_cases() -> list[Case]:
     return out
 
 
+# --- release checks: a file that ends mid-record says "truncated" ---------------------------------
+
+def _wg_cut(name: str, chars: int) -> Make:
+    def make(case_dir: Path, support: Path) -> None:
+        import shutil
+
+        from tests.robustness.support import FIX
+
+        shutil.copytree(FIX / "winogender", case_dir / "winogender")
+        path = case_dir / "winogender" / name
+        path.write_text(path.read_text()[:-chars])
+    return make
+
+
+def release_check_cases() -> list[Case]:
+    wg = ("winogender", "check", "{T}/winogender")
+    cause = "truncated release"
+    rows = [
+        ("sentences cut mid-line", wg, _wg_cut("all_sentences.tsv", 30),
+         "all_sentences.tsv ends mid-record (line 25 has no line end"),
+        ("sentences cut mid-line, no disagreement", wg, _wg_cut("all_sentences.tsv", 30),
+         "sentences disagreeing with their template or id: 0"),
+        ("sentences cut mid-line, --json", (*wg, "--json"), _wg_cut("all_sentences.tsv", 30),
+         '"truncated": [{"file": '),
+        ("sentences cut one character short", wg, _wg_cut("all_sentences.tsv", 2),
+         "ends mid-record (line 25"),
+        ("templates cut mid-line", wg, _wg_cut("templates.tsv", 20),
+         "templates.tsv ends mid-record"),
+        ("statistics cut mid-line", wg, _wg_cut("occupations-stats.tsv", 3),
+         "occupations-stats.tsv ends mid-record"),
+    ]
+    return [Case(id=f"winogender check: {i}", args=a, make=m, code=1,
+                 fragment=f, cause=cause) for i, a, m, f in rows]
+
+
 def boundary_cases() -> list[Case]:
     return [*plugin_model_cases(), *plugin_task_cases(), *plugin_release_cases(),
             *gguf_cases(), *lm_eval_type_cases(), *lm_eval_coverage_cases(), *store_cases(),
-            *data_get_cases()]
+            *data_get_cases(), *release_check_cases()]

@@ -169,7 +169,7 @@ def problems(case: Case, outcome: Outcome, before: set[str], after: set[str]) ->
         new = sorted(after - before)
         if new:
             found.append(f"left behind: {', '.join(new[:5])}")
-    elif case.code == 0 and case.fragment and case.fragment not in outcome.stdout + \
+    elif case.code in (0, 1) and case.fragment and case.fragment not in outcome.stdout + \
             outcome.stderr:
         found.append(f"output lacks {case.fragment!r}")
     temps = sorted(x for x in after if x.endswith((".tmp", ".partial", ".bak"))
