@@ -116,6 +116,10 @@ class Trickle:
                 except OSError:  # the client gave up
                     return
 
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.do_GET()
+
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -214,3 +218,26 @@ def test_a_killed_download_is_removed_by_the_next_run_which_says_so(tmp_path: Pa
     assert f"removed {tmp}: an unfinished download of an earlier run" in again.stdout
     assert not tmp.exists() and again.returncode == 2
     assert again.stderr.strip().splitlines()[-1].startswith("error E500: ")
+
+
+def test_a_server_that_trickles_its_answer_is_bounded_in_total(tmp_path: Path) -> None:
+    """Every HTTP client is bounded in total: the inference-server client's ``timeout`` holds
+    for a whole answer, however slowly its bytes come."""
+    import time
+
+    from refbench.core.errors import RefbenchError
+    from refbench.models.http import SERVER_OPTIONS, Endpoint
+
+    server = Trickle(b'{"choices": []}' + b" " * 4000, every=0.05)
+    options = {o.name: o.default for o in SERVER_OPTIONS}
+    options.update(timeout=1.0, retries=0, cache=str(tmp_path / "c.sqlite"))
+    endpoint = Endpoint(f"{server.url}/v1", options)
+    endpoint._probed = True  # the probe reads one chunk only; the answer is what trickles
+    try:
+        start = time.monotonic()
+        with pytest.raises(RefbenchError, match="no complete answer within 1 s"):
+            endpoint.post("chat/completions", {"x": 1}, "chat")
+        took = time.monotonic() - start
+    finally:
+        server.close()
+    assert took < 10  # 200 s of trickle, cut at the 1 s bound (plus at most one read)
