@@ -119,8 +119,8 @@ def test_a_broken_plugin_is_one_line_and_stops_nothing_else(data: Path, tmp_path
     bad = plugin_cli("run", "--model", "broken-model", "--data", str(data), "--out",
                      str(tmp_path / "run"), "--no-store")
     lines = bad.stderr.strip().splitlines()
-    assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert lines[-1].startswith("error E100: plugin refbench-broken-plugin 0.2.0: entry point "
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr  # the plugin's fault: 1
+    assert lines[-1].startswith("error E600: plugin refbench-broken-plugin 0.2.0: entry point "
                                 "broken-model")
     good = plugin_cli("run", "--model", "first", "--data", str(data), "--out",
                       str(tmp_path / "run"), "--no-store", "--json")
@@ -128,5 +128,5 @@ def test_a_broken_plugin_is_one_line_and_stops_nothing_else(data: Path, tmp_path
     assert json.loads(good.stdout)["task"] == "plugref"
     named = plugin_cli("evaluate", "--task", "broken-task", "--gold", str(data), "--pred",
                        str(tmp_path / "run"))
-    assert named.returncode == 2 and "refbench-broken-plugin" in named.stderr
+    assert named.returncode == 1 and "refbench-broken-plugin" in named.stderr
     assert "Traceback" not in named.stderr

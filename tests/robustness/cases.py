@@ -982,11 +982,12 @@ def lm_eval_suite_cases() -> list[Case]:
 
 
 def all_cases() -> list[Case]:
+    from tests.robustness.cases_boundaries import boundary_cases
     from tests.robustness.cases_reliability import reliability_cases
 
     cases = [*file_cases(), *output_cases(), *shape_cases(), *number_cases(),
              *model_arg_cases(), *silent_cases(), *lm_eval_suite_cases(),
-             *reliability_cases()]
+             *reliability_cases(), *boundary_cases()]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

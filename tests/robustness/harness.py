@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +38,8 @@ class Case:
     needs_non_root: bool = False  # permission cases: root can read and write anything
     xfail: str | None = None
     marks: tuple[str, ...] = field(default=())
+    path: str = ""  # a folder (with {T}) put on sys.path: plugin distributions installed
+    error_line: bool = False  # exit 1 that must still be one 'error E...' line
 
     @property
     def group(self) -> str:
@@ -52,8 +54,49 @@ class Outcome:
     traceback: str | None
 
 
-def invoke(args: list[str], *, cwd: Path, env: dict[str, str]) -> Outcome:
-    """Run ``refbench ARGS`` in-process with captured output."""
+@contextlib.contextmanager
+def plugins_on_path(folder: str) -> Iterator[None]:
+    """``folder`` on ``sys.path`` with the registries (and what they cached) read afresh, and
+    forgotten afterwards: the plugin distributions there are installed for one command."""
+    if not folder:
+        yield
+        return
+    import importlib
+
+    def forget() -> None:
+        for name in ("refbench.core.registry", "refbench.tasks.lookup",
+                     "refbench.releases.manifest"):
+            try:
+                mod = importlib.import_module(name)
+            except ImportError:
+                continue
+            for reg in ("TASKS", "MODELS"):
+                if hasattr(mod, reg):
+                    getattr(mod, reg)._plugins = None
+                    getattr(mod, reg).shadowed = []
+            for attr in ("_WARNED",):
+                if isinstance(getattr(mod, attr, None), set):
+                    getattr(mod, attr).clear()
+            cached = getattr(mod, "all_releases", None)
+            if hasattr(cached, "cache_clear"):
+                cached.cache_clear()
+        for name in [m for m, v in sys.modules.items()
+                     if str(getattr(v, "__file__", "") or "").startswith(folder)]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+    sys.path.insert(0, folder)
+    forget()
+    try:
+        yield
+    finally:
+        sys.path.remove(folder)
+        forget()
+
+
+def invoke(args: list[str], *, cwd: Path, env: dict[str, str], path: str = "") -> Outcome:
+    """Run ``refbench ARGS`` in-process with captured output (``path``: a folder of plugin
+    distributions installed for this command)."""
     from refbench.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -64,7 +107,8 @@ def invoke(args: list[str], *, cwd: Path, env: dict[str, str]) -> Outcome:
     os.chdir(cwd)
     code, tb = 0, None
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                plugins_on_path(path):
             try:
                 main()
             except SystemExit as exc:
@@ -114,7 +158,7 @@ def problems(case: Case, outcome: Outcome, before: set[str], after: set[str]) ->
         found.append(f"traceback ({last})")
     if outcome.code != case.code:
         found.append(f"exit code {outcome.code}, expected {case.code}")
-    if case.code == 2:
+    if case.code == 2 or case.error_line:
         lines = [x for x in outcome.stderr.splitlines() if x.strip()]
         if not lines or not lines[-1].startswith("error E"):
             found.append(f"last stderr line is not 'error E...': {lines[-1:]!r}")
@@ -125,7 +169,7 @@ def problems(case: Case, outcome: Outcome, before: set[str], after: set[str]) ->
         new = sorted(after - before)
         if new:
             found.append(f"left behind: {', '.join(new[:5])}")
-    elif case.code == 0 and case.fragment and case.fragment not in outcome.stdout + \
+    elif case.code in (0, 1) and case.fragment and case.fragment not in outcome.stdout + \
             outcome.stderr:
         found.append(f"output lacks {case.fragment!r}")
     temps = sorted(x for x in after if x.endswith((".tmp", ".partial", ".bak"))

@@ -46,7 +46,8 @@ def test_bad_input(case: Case, support: Path, tmp_path: Path) -> None:
     before = snapshot(case_dir)
     outcome = invoke(expand(case.args, support, case_dir), cwd=case_dir,
                      env={"REFBENCH_STORE": str(tmp_path / "store.sqlite"),
-                          "HF_HUB_OFFLINE": "1"})
+                          "HF_HUB_OFFLINE": "1"},
+                     path=case.path.replace("{T}", str(case_dir)))
     after = snapshot(case_dir)
     for p in case_dir.rglob("*"):  # let pytest remove what a case made read-only
         if p.is_dir():

@@ -58,9 +58,13 @@ def _size(n: int) -> str:
                    "URL/<path> for each file (its gzipped form where that copy keeps one).")
 @click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True,
               help="Retries per file after a failed or corrupt download.")
+@click.option("--min-rate", type=float, default=None, metavar="BYTES/S",
+              help="Give up on a file that arrives slower than this on average: each file's "
+                   "total deadline is 75 s plus its size at this rate (default: "
+                   "$REFBENCH_MIN_RATE, else 20000).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, retries: int,
-            as_json: bool) -> None:
+            min_rate: float | None, as_json: bool) -> None:
     """Fetch releases (NAME..., or `all`) into the data folder. Each file comes from its
     published source at a pinned commit (or from --mirror) and is kept only if its sha256 is
     the pinned one; files already there are checked, not fetched again. Prints each release's
@@ -72,6 +76,9 @@ def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, ret
 
     if mirror is not None and not mirror.startswith(("http://", "https://")):
         raise UsageError(f"--mirror expects an http:// or https:// URL, got {mirror!r}")
+    from refbench.releases.fetch import min_rate as check_rate
+
+    check_rate(min_rate)  # a bad rate is a usage error before anything is fetched
     releases = list(all_releases()) if "all" in names else [get_release(n) for n in names]
     root = data_dir(folder)
     report: list[dict[str, Any]] = []
@@ -83,7 +90,7 @@ def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, ret
         say(f"{release.name}: {release.title}")
         say(f"  licence: {release.licence}")
         say(f"  source: {release.source}" + (f" (via mirror {mirror})" if mirror else ""))
-        done = get(release, root, mirror=mirror, retries=retries,
+        done = get(release, root, mirror=mirror, retries=retries, rate=min_rate,
                    progress=not as_json and sys.stderr.isatty(),
                    say=lambda line: say(f"  {line}"))
         state = status(release, root)

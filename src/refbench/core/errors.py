@@ -16,6 +16,7 @@ E_TEMPLATE = 201  # a template is malformed or lacks a slot
 E_OUTPUT = 300  # an output folder is not usable
 E_INPUT = 400  # an input data file is malformed
 E_DOWNLOAD = 500  # a download failed or does not match its pinned checksum (refbench data get)
+E_PLUGIN = 600  # an installed plugin's code failed (import, construction, a call): exit code 1
 
 
 class RefbenchError(Exception):

@@ -20,17 +20,28 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from refbench.core.errors import E_USAGE, RefbenchError, UsageError
+from refbench.core.errors import E_PLUGIN, RefbenchError, UsageError
+from refbench.core.interrupt import Terminated
 
 BUILTIN = "refbench"
 _VERSIONED = re.compile(r"^(.+)\.v(\d+)$")
 
 
 class PluginError(RefbenchError):
-    """A plugin's entry point that cannot be loaded (or is not what its group expects)."""
+    """A plugin's entry point that cannot be loaded (or is not what its group expects), or
+    whose code failed when refbench called it: the plugin's fault, so exit code 1."""
+
+    exit_code = 1
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, code=E_USAGE)
+        super().__init__(message, code=E_PLUGIN)
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: first line of the message`` (at most 200 characters of it)."""
+    text = str(exc).strip()
+    first = text.splitlines()[0][:200] if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -47,10 +58,10 @@ class Entry:
             obj: Any = module
             for part in attr.split("."):
                 obj = getattr(obj, part)
-        except Exception as exc:  # a plugin's import may fail in any way: one line for it
-            if self.origin == BUILTIN:
+        except BaseException as exc:  # a plugin's import may fail in any way: one line for it
+            if self.origin == BUILTIN or isinstance(exc, Terminated):
                 raise
-            raise PluginError(self.broken(f"{type(exc).__name__}: {exc}")) from None
+            raise PluginError(self.broken(f"import raised {describe(exc)}")) from None
         if isinstance(obj, dict) and self.name in obj:
             return obj[self.name]
         return obj
@@ -59,6 +70,11 @@ class Entry:
         """The one line that says this plugin entry cannot be used, and why."""
         return (f"plugin {self.origin}: entry point {self.name} = {self.target} cannot be "
                 f"used: {why}")
+
+    def failed(self, what: str) -> str:
+        """The one line that says a call into this plugin's code failed (``what`` it did)."""
+        return (f"plugin {self.origin}: entry point {self.name} = {self.target}: {what} "
+                f"(the plugin's code failed; report it to {self.origin.rsplit(' ', 1)[0]})")
 
 
 class Registry:

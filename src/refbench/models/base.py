@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from refbench.core.options import Option, parse_options
+from refbench.core.registry import Entry
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import Task
 
@@ -112,13 +114,25 @@ def file_fingerprint(path: str | Path) -> str:
 def model_class(spec: str) -> type[ChoiceModel]:
     """The class a spec names (``name``, ``name.vN`` or either with ``:argument``), from the
     model registry (refbench's models and the plugins' ``refbench.models`` entry points)."""
+    from refbench.core.registry import MODELS
+
+    return _model_class(MODELS.get(spec.partition(":")[0]), spec.partition(":")[0])
+
+
+def _model_class(entry: Entry, name: str) -> type[ChoiceModel]:
     from refbench.core.registry import MODELS, PluginError
 
-    name = spec.partition(":")[0]
-    entry = MODELS.get(name)
     cls = MODELS.load(name)
     if not (isinstance(cls, type) and issubclass(cls, ChoiceModel)):
         raise PluginError(entry.broken("it is not a refbench.api.ChoiceModel subclass"))
+    options = cls.__dict__.get("OPTIONS", cls.OPTIONS)
+    if not isinstance(options, tuple | list):
+        raise PluginError(entry.broken(f"its OPTIONS is a {type(options).__name__}, not a "
+                                       "tuple of refbench.api.Option"))
+    for k, option in enumerate(options):
+        if not isinstance(option, Option):
+            raise PluginError(entry.broken(f"its OPTIONS[{k}] is a {type(option).__name__}, "
+                                           "not a refbench.api.Option"))
     return cls
 
 
@@ -130,7 +144,65 @@ def check_model_options(spec: str, options: dict[str, Any] | None) -> dict[str, 
 
 
 def build_model(spec: str, options: dict[str, Any] | None = None) -> ChoiceModel:
-    """``name`` or ``name:argument`` from the model registry, plus ``key=value`` options."""
-    argument = spec.partition(":")[2]
-    model: ChoiceModel = model_class(spec)(argument or None, **(options or {}))
+    """``name`` or ``name:argument`` from the model registry, plus ``key=value`` options. A
+    plugin's model is built and called through :mod:`refbench.core.plugin_guard`; every
+    model's ``predict`` is checked (:func:`checked_outputs`)."""
+    from refbench.core.plugin_guard import call, guard
+    from refbench.core.registry import MODELS
+
+    name, _, argument = spec.partition(":")
+    entry = MODELS.get(name)
+    cls = _model_class(entry, name)
+    model: ChoiceModel = call(entry, f"{cls.__name__}(...)", cls, argument or None,
+                              **(options or {}))
+    if not isinstance(model, ChoiceModel):  # a __new__ that returns something else
+        from refbench.core.registry import PluginError
+
+        raise PluginError(entry.failed(f"{cls.__name__}(...) built a "
+                                       f"{type(model).__name__}, not a ChoiceModel"))
+    guard(model, entry)
+    predict = model.predict
+
+    def checked(batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
+        return checked_outputs(entry, batch, predict(batch))
+
+    object.__setattr__(model, "predict", checked)
     return model
+
+
+def checked_outputs(entry: Entry, batch: Sequence[ChoiceInstance], outputs: Any
+                    ) -> list[ModelOutput]:
+    """``outputs`` when it is one :class:`ModelOutput` per instance of ``batch`` with an
+    answer that is a candidate index (or None) and numeric scores; else one error naming the
+    model (and its plugin) and what is wrong."""
+    from refbench.core.registry import BUILTIN, PluginError
+
+    def bad(what: str) -> PluginError:
+        if entry.origin == BUILTIN:
+            return PluginError(f"model {entry.name}: {what}")
+        return PluginError(entry.failed(what))
+
+    if not isinstance(outputs, list | tuple):
+        raise bad(f"predict returned {type(outputs).__name__ if outputs is not None else 'None'}"
+                  ", not a list of ModelOutput (one per instance)")
+    if len(outputs) != len(batch):
+        raise bad(f"predict returned {len(outputs)} outputs for a batch of {len(batch)} "
+                  "instances; expected one per instance, in order")
+    for k, (inst, out) in enumerate(zip(batch, outputs, strict=True), 1):
+        if not isinstance(out, ModelOutput):
+            raise bad(f"predict's output {k} is a {type(out).__name__}, not a ModelOutput "
+                      f"(instance {inst.id})")
+        answer = out.answer
+        if answer is not None and (not isinstance(answer, numbers.Integral)
+                                   or isinstance(answer, bool)
+                                   or not 0 <= answer < len(inst.candidates)):
+            raise bad(f"predict's output {k}: answer {answer!r} is not a candidate index "
+                      f"0-{len(inst.candidates) - 1} or None (instance {inst.id})")
+        if not isinstance(out.scores, tuple | list):
+            raise bad(f"predict's output {k}: scores is a {type(out.scores).__name__}, not a "
+                      f"tuple of numbers (instance {inst.id})")
+        for j, score in enumerate(out.scores):
+            if not isinstance(score, numbers.Real) or isinstance(score, bool):
+                raise bad(f"predict's output {k}: scores[{j}] {score!r} is not a number "
+                          f"(instance {inst.id})")
+    return list(outputs)

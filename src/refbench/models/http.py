@@ -30,7 +30,8 @@ SERVER_OPTIONS = (
     Option("api_key_env", str, "OPENAI_API_KEY", "variable holding the key"),
     Option("concurrency", int, 4, "parallel requests", min=1),
     Option("retries", int, 4, "retries per request", min=0),
-    Option("timeout", float, 60.0, "seconds per request", min=0.001),
+    Option("timeout", float, 60.0, "seconds per request, in all (a trickled answer too)",
+           min=0.001),
     Option("backoff", float, 0.5, "first retry delay (seconds)", min=0),
     Option("cache", str, None, "SQLite file of responses"),
 )
@@ -71,6 +72,21 @@ class ResponseCache:
         with self.lock:
             self.db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, response))
             self.db.commit()
+
+
+def read_within(resp: Any, seconds: float, started: float) -> bytes:
+    """The whole body of ``resp``, read as it arrives, within ``seconds`` of ``started`` (a
+    ``time.monotonic()``) in all: a server that trickles its answer a byte at a time is a
+    ``TimeoutError`` at the bound, not a wait without end (each read also waits at most the
+    socket's timeout, so the bound is kept to within one ``timeout``)."""
+    parts: list[bytes] = []
+    while True:
+        if time.monotonic() - started > seconds:
+            raise TimeoutError(f"no complete answer within {seconds:g} s")
+        chunk = resp.read1(1 << 16)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
 
 
 def request_key(url: str, body: Any) -> str:
@@ -138,7 +154,7 @@ class Endpoint:
                                          headers=self._headers())
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    resp.read(1 << 16)
+                    resp.read1(1 << 16)
             except urllib.error.HTTPError:
                 pass  # any HTTP status: an HTTP server answers
             except http.client.RemoteDisconnected:
@@ -165,8 +181,10 @@ class Endpoint:
         req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers=self._headers())
         try:
+            started = time.monotonic()
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return int(resp.status), json.loads(resp.read().decode("utf-8"))
+                return int(resp.status), json.loads(
+                    read_within(resp, self.timeout, started).decode("utf-8"))
         except urllib.error.HTTPError as exc:
             return int(exc.code), None
         except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError,
@@ -194,8 +212,9 @@ class Endpoint:
         for attempt in range(self.retries + 1):
             req = urllib.request.Request(url, data=data, method="POST", headers=self._headers())
             try:
+                started = time.monotonic()
                 with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    text = resp.read().decode("utf-8")
+                    text = read_within(resp, self.timeout, started).decode("utf-8")
                 payload = json.loads(text)
                 self.cache.put(key, text)
                 return payload

@@ -53,6 +53,9 @@ def weights(argument: str | None) -> Weights:
         if path.suffix.lower() != ".gguf":
             raise RefbenchError("expected a Hugging Face model folder or a .gguf file",
                                 path=argument)
+        from refbench.models.gguf_check import check_gguf
+
+        check_gguf(path)  # size and header, before a parser meets a cut file
         return Weights(str(path.parent), {"gguf_file": path.name}, file_fingerprint(path))
     return Weights(str(path), {}, file_fingerprint(path))
 

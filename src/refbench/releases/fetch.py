@@ -1,9 +1,18 @@
 """``refbench data get``: download a release's files, check each one's sha256, keep only good ones.
 
-Downloads go through pooch (a well-kept downloader built on requests): each file is streamed
-to a temporary file in its target folder, its sha256 compared with the pinned one, and only
-then moved into place; a wrong checksum, a truncated file or a connection dropped mid-body
-leaves nothing behind. A file already there with the right checksum is not fetched again.
+Each file is streamed (requests) to a temporary file beside its target,
+``.<name>.refbench-download``, its sha256 computed as it arrives and compared with the pinned
+one, and only then moved into place; a wrong checksum, a truncated file, a connection dropped
+mid-body or Ctrl-C leaves nothing behind. A process killed outright (SIGKILL, a power cut)
+cannot remove its temporary file: the next ``data get`` of that release removes it and says
+so. A file already there with the right checksum is not fetched again.
+
+Every wait is bounded in total, not only per read: a file must arrive within a deadline of
+``CONNECT_TIMEOUT + READ_TIMEOUT`` seconds plus its size at a minimum rate (``--min-rate`` or
+``$REFBENCH_MIN_RATE``, bytes per second, default 20 kB/s), so a mirror that trickles one
+byte every few seconds is one error naming the deadline and the rate, not a download that
+never ends. A host that cannot be reached (no network) is one error naming the host and the
+file, and the two ways out: ``--mirror URL`` and ``REFBENCH_DATA_DIR``.
 
 From a mirror (``--mirror URL``, laid out like the reference copy of the releases) each file
 comes from ``URL/<its path in that copy>`` and is checked against that copy's sha256 (the
@@ -13,19 +22,24 @@ mirror; without one it is skipped, saying so.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import hashlib
+import os
+import time
+import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from refbench.core.errors import E_DOWNLOAD, RefbenchError
+from refbench.core.errors import E_DOWNLOAD, RefbenchError, UsageError
 from refbench.releases.cache import verified
 from refbench.releases.manifest import Release, ReleaseFile
 
 CONNECT_TIMEOUT = 15.0  # seconds to connect; reads wait at most READ_TIMEOUT between bytes
 READ_TIMEOUT = 60.0
+MIN_RATE = 20_000  # bytes per second: with the two above, each file's total deadline
+MIN_RATE_ENV = "REFBENCH_MIN_RATE"
 PROGRESS_BYTES = 1_000_000  # a progress bar for files this large or larger
+PARTIAL = ".refbench-download"
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,35 @@ class Fetched:
     source: str | None
 
 
+def min_rate(given: float | None = None) -> float:
+    """The minimum rate (bytes per second): ``given``, else ``$REFBENCH_MIN_RATE``, else
+    :data:`MIN_RATE`; a value that is not a positive number is a usage error."""
+    if given is not None:
+        value: object = given
+        where = "--min-rate"
+    else:
+        value = os.environ.get(MIN_RATE_ENV, "") or MIN_RATE
+        where = f"${MIN_RATE_ENV}"
+    try:
+        rate = float(value)  # type: ignore[arg-type]
+    except ValueError:
+        rate = -1.0
+    if not rate > 0 or rate == float("inf"):
+        raise UsageError(f"{where} {value!r}: expected a rate in bytes per second above 0")
+    return rate
+
+
+def deadline(size: int, rate: float) -> float:
+    """Seconds a file of ``size`` bytes may take in all: connecting and a first answer, plus
+    its bytes at ``rate``."""
+    return CONNECT_TIMEOUT + READ_TIMEOUT + size / rate
+
+
+def partial_path(target: Path) -> Path:
+    """Where a download of ``target`` is written until it is whole and checked."""
+    return target.with_name(f".{target.name}{PARTIAL}")
+
+
 def _source(entry: ReleaseFile, mirror: str | None) -> tuple[str, str, str] | None:
     """(url, relative path it lands at, sha256) for this file, or None when not fetchable."""
     if mirror:
@@ -47,58 +90,123 @@ def _source(entry: ReleaseFile, mirror: str | None) -> tuple[str, str, str] | No
     return entry.url, entry.file, entry.sha256
 
 
-@contextmanager
-def _quiet_pooch() -> Iterator[None]:
-    """pooch logs every download at INFO; refbench prints its own lines."""
-    import pooch
-
-    logger = pooch.get_logger()
-    level = logger.level
-    logger.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
+class _TooSlow(Exception):
+    pass
 
 
-def _download(url: str, rel: str, sha: str, root: Path, *, retries: int, progress: bool) -> Path:
-    import pooch
+def _stream(url: str, tmp: Path, size: int, limit: float, progress: bool) -> str:
+    """Stream ``url`` into ``tmp`` within ``limit`` seconds in all; its sha256."""
     import requests
 
-    fetcher = pooch.create(path=root, base_url="", registry={rel: f"sha256:{sha}"},
-                           urls={rel: url}, retry_if_failed=retries, allow_updates=True)
-    downloader = pooch.HTTPDownloader(progressbar=progress,
-                                      timeout=(CONNECT_TIMEOUT, READ_TIMEOUT))
-    made = _missing_parents(root / rel, root)
-    try:
-        with _quiet_pooch():
-            return Path(fetcher.fetch(rel, downloader=downloader))
-    except ValueError as exc:
-        _remove_empty(made)
-        if "hash" in str(exc).lower():
-            raise RefbenchError(f"sha256 differs from the pinned {sha[:12]}...: the file is "
-                                "corrupt, truncated or not the release; it was not kept",
-                                code=E_DOWNLOAD, path=url) from None
-        raise RefbenchError(f"download failed ({exc}); nothing was kept", code=E_DOWNLOAD,
-                            path=url) from None
-    except requests.exceptions.HTTPError as exc:
-        _remove_empty(made)
+    start = time.monotonic()
+    digest = hashlib.sha256()
+    bar = None
+    with requests.get(url, stream=True, timeout=(CONNECT_TIMEOUT, min(READ_TIMEOUT, limit))
+                      ) as resp:
+        resp.raise_for_status()
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=size, unit="B", unit_scale=True, desc=tmp.name, leave=False)
+        try:
+            with tmp.open("wb") as fh:
+                while True:
+                    if time.monotonic() - start > limit:
+                        raise _TooSlow()
+                    chunk = resp.raw.read1(1 << 16, decode_content=True)
+                    if not chunk:
+                        break
+                    fh.write(chunk)
+                    digest.update(chunk)
+                    if bar is not None:
+                        bar.update(len(chunk))
+        finally:
+            if bar is not None:
+                bar.close()
+    if time.monotonic() - start > limit:
+        raise _TooSlow()
+    return digest.hexdigest()
+
+
+def _download(url: str, rel: str, sha: str, root: Path, *, size: int, retries: int,
+              progress: bool, rate: float) -> Path:
+
+    target = root / rel
+    made = _missing_parents(target, root)
+    limit = deadline(size, rate)
+    for attempt in range(retries + 1):
+        tmp = partial_path(target)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            got = _stream(url, tmp, size, limit, progress)
+            if got != sha:
+                raise RefbenchError(f"sha256 differs from the pinned {sha[:12]}...: the file is "
+                                    "corrupt, truncated or not the release; it was not kept",
+                                    code=E_DOWNLOAD, path=url)
+            os.replace(tmp, target)
+            return target
+        except BaseException as exc:
+            tmp.unlink(missing_ok=True)
+            error = _explain(exc, url, rel, size, rate, limit, root)
+            if error is None:  # Ctrl-C, SIGTERM: nothing was kept
+                _remove_empty(made)
+                raise
+            retry = _broke(exc)
+            if attempt < retries and (retry or "sha256 differs" in error.message):
+                continue
+            _remove_empty(made)
+            raise error from None
+    raise AssertionError("unreachable")
+
+
+def _broke(exc: BaseException) -> bool:
+    """A connection that broke or timed out mid-way (worth a retry)."""
+    import requests
+    import urllib3
+
+    if isinstance(exc, requests.exceptions.HTTPError | requests.exceptions.ConnectionError):
+        return isinstance(exc, requests.exceptions.ChunkedEncodingError)
+    return isinstance(exc, requests.exceptions.RequestException | urllib3.exceptions.HTTPError
+                      | TimeoutError)
+
+
+def _explain(exc: BaseException, url: str, rel: str, size: int, rate: float, limit: float,
+             root: Path) -> RefbenchError | None:
+    """The one error a failed download is (None: an interruption, raised as it is)."""
+    import requests
+
+    if isinstance(exc, RefbenchError):
+        return exc
+    if isinstance(exc, _TooSlow):
+        return RefbenchError(
+            f"{rel} did not arrive within {limit:.0f} s, its total deadline ({CONNECT_TIMEOUT:g}"
+            f" + {READ_TIMEOUT:g} s plus {size:,} bytes at the minimum rate of {rate:,.0f} "
+            f"bytes/s); nothing was kept. A slow but working source: lower the rate with "
+            f"--min-rate or ${MIN_RATE_ENV}", code=E_DOWNLOAD, path=url)
+    if isinstance(exc, requests.exceptions.HTTPError):
         status = exc.response.status_code if exc.response is not None else "error"
-        raise RefbenchError(f"download failed (HTTP {status}); nothing was kept",
-                            code=E_DOWNLOAD, path=url) from None
-    except requests.exceptions.RequestException as exc:
-        _remove_empty(made)
-        reason = type(exc).__name__
+        return RefbenchError(f"download failed (HTTP {status}); nothing was kept",
+                             code=E_DOWNLOAD, path=url)
+    if isinstance(exc, requests.exceptions.ConnectionError) and not isinstance(
+            exc, requests.exceptions.ChunkedEncodingError):
+        host = urllib.parse.urlsplit(url).hostname or url
+        text = str(exc)
+        why = ("the name does not resolve" if "resolve" in text or "Name or service" in text
+               else "the connection was refused" if "refused" in text.lower()
+               else "no connection")
+        return RefbenchError(f"cannot reach {host} to fetch {rel} ({why}: offline?); nothing "
+                             "was kept. Without the network: --mirror URL (a copy of the "
+                             f"releases you can reach), or set REFBENCH_DATA_DIR to a folder "
+                             "that already holds the release", code=E_DOWNLOAD, path=url)
+    if _broke(exc):
         detail = str(exc).splitlines()[0][:160] if str(exc) else ""
-        raise RefbenchError(f"download failed ({reason}: {detail}): the connection broke or "
-                            "timed out; nothing was kept", code=E_DOWNLOAD, path=url) from None
-    except OSError as exc:
-        _remove_empty(made)
-        raise RefbenchError(f"cannot write the data folder ({exc.strerror or exc})",
-                            code=E_DOWNLOAD, path=root / rel) from None
-    except BaseException:  # Ctrl-C, SIGTERM: pooch has removed its temporary file
-        _remove_empty(made)
-        raise
+        return RefbenchError(f"download failed ({type(exc).__name__}: {detail}): the "
+                             "connection broke or timed out; nothing was kept",
+                             code=E_DOWNLOAD, path=url)
+    if isinstance(exc, OSError):  # (after _broke: a socket timeout is an OSError too)
+        return RefbenchError(f"cannot write the data folder ({exc.strerror or exc})",
+                             code=E_DOWNLOAD, path=root / rel)
+    return None
 
 
 def _missing_parents(path: Path, root: Path) -> list[Path]:
@@ -122,11 +230,29 @@ def _remove_empty(folders: list[Path]) -> None:
             return
 
 
+def remove_stale(release: Release, root: Path, mirror: str | None = None) -> list[Path]:
+    """Remove the temporary files a killed ``data get`` left beside this release's files."""
+    removed = []
+    for entry in release.files:
+        for rel in {entry.file, entry.mirror}:
+            tmp = partial_path(root / rel)
+            if tmp.is_file():
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
 def get(release: Release, root: Path, *, mirror: str | None = None, retries: int = 2,
-        progress: bool = True, say: Callable[[str], None] | None = None) -> list[Fetched]:
+        progress: bool = True, say: Callable[[str], None] | None = None,
+        rate: float | None = None) -> list[Fetched]:
     """Fetch every file of ``release`` into ``root`` that is not there yet. The first file that
     fails stops the fetch with one error; the files fetched before it stay (each is whole and
-    checked), so running the command again fetches only what is missing."""
+    checked), so running the command again fetches only what is missing. ``rate``: the
+    minimum rate in bytes per second (:func:`min_rate`)."""
+    speed = min_rate(rate)
+    for tmp in remove_stale(release, root, mirror):
+        if say is not None:
+            say(f"removed {tmp}: an unfinished download of an earlier run (killed?)")
     done = []
     for entry in release.files:
         have = verified(root, entry)
@@ -141,8 +267,8 @@ def get(release: Release, root: Path, *, mirror: str | None = None, retries: int
             continue
         url, rel, sha = source
         size = entry.mirror_size if mirror else entry.size
-        path = _download(url, rel, sha, root, retries=retries,
-                         progress=progress and size >= PROGRESS_BYTES)
+        path = _download(url, rel, sha, root, size=size, retries=retries,
+                         progress=progress and size >= PROGRESS_BYTES, rate=speed)
         if say is not None:
             say(f"fetched {rel} ({size:,} bytes, sha256 checked)")
         done.append(Fetched(entry, "fetched", path, url))

@@ -177,30 +177,71 @@ def parse_manifest(text: str, where: str) -> list[Release]:
     return [parse_release(e, where) for e in entries]
 
 
-def _task_packages() -> list[str]:
-    """The package of each registered task: the target module's package (``pkg.task:TASK``)."""
+def _task_packages() -> list[tuple[str, str]]:
+    """(package, origin) of each registered task: the target module's package
+    (``pkg.task:TASK``) and the distribution that provides it (``refbench`` for its own)."""
     from refbench.core.registry import TASKS
 
-    return [e.target.partition(":")[0].rpartition(".")[0] for e in TASKS.entries()]
+    return [(e.target.partition(":")[0].rpartition(".")[0], e.origin) for e in TASKS.entries()]
+
+
+def _manifest_of(package: str) -> tuple[str, str] | None:
+    """(text, where) of the package's ``releases.json``; None when it has none."""
+    try:
+        resource = importlib.resources.files(package) / MANIFEST
+    except ModuleNotFoundError:
+        return None
+    if not resource.is_file():
+        return None
+    return resource.read_text(encoding="utf-8"), f"{package}/{MANIFEST}"
+
+
+def _plugin_releases(package: str, origin: str, taken: dict[str, str]) -> list[Release]:
+    """A plugin's releases: none, with one warning, when its manifest cannot be read or
+    parsed (whatever its import raised); a release whose name is taken is left out, warned."""
+    from refbench.core.interrupt import Terminated
+    from refbench.core.registry import describe
+    from refbench.tasks.lookup import warn_once
+
+    try:
+        found = _manifest_of(package)
+        releases = parse_manifest(*found) if found is not None else []
+    except (KeyboardInterrupt, Terminated):
+        raise
+    except BaseException as exc:  # a plugin's package or manifest: its releases only are off
+        why = exc.message if isinstance(exc, RefbenchError) else describe(exc)
+        warn_once(f"plugin {origin}: its releases are not used: {why}")
+        return []
+    kept = []
+    for release in releases:
+        if release.name in taken:
+            warn_once(f"plugin {origin}: release {release.name} is already declared by "
+                      f"{taken[release.name]}; the plugin's is not used")
+        else:
+            kept.append(release)
+            taken[release.name] = f"plugin {origin}"
+    return kept
 
 
 @cache
 def all_releases() -> tuple[Release, ...]:
-    """Every release of every registered task, in registry order."""
+    """Every release of every registered task, in registry order. refbench's own come first
+    and keep their names; a plugin's broken manifest disables that plugin's releases only."""
+    from refbench.core.registry import BUILTIN
+
     found: list[Release] = []
-    for package in _task_packages():
-        try:
-            resource = importlib.resources.files(package) / MANIFEST
-        except ModuleNotFoundError:
-            continue
-        if not resource.is_file():
-            continue
-        found.extend(parse_manifest(resource.read_text(encoding="utf-8"),
-                                    f"{package}/{MANIFEST}"))
+    packages = _task_packages()
+    for package, origin in packages:
+        if origin == BUILTIN and (manifest := _manifest_of(package)) is not None:
+            found.extend(parse_manifest(*manifest))
     names = [r.name for r in found]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise RefbenchError(f"release names declared twice: {', '.join(twice)}")
+    taken = {r.name: f"refbench ({r.task})" for r in found}
+    for package, origin in packages:
+        if origin != BUILTIN:
+            found.extend(_plugin_releases(package, origin, taken))
     return tuple(found)
 
 

@@ -10,9 +10,11 @@ ties, as lm-eval's ``numpy.argmax``). Samples are matched to the data file's ins
 position in the file); a document whose ``doc_hash`` differs from the one refbench computes for
 that instance was exported from other data or another refbench, and is an error.
 
-A run made with lm-eval's ``--limit`` has samples for the first documents only: it becomes a
-partial run, recorded as refbench's own ``run --limit`` runs are (``limit``) and with
-``data_coverage`` (n of N instances) in its metrics, shown wherever the run is printed.
+A run made with lm-eval's ``--limit`` (recorded in its ``results_*.json``) has samples for the
+first documents only: it becomes a partial run, recorded as refbench's own ``run --limit`` runs
+are (``limit``) and with ``data_coverage`` (n of N instances) in its metrics, shown wherever the
+run is printed. Samples that stop short with no such limit recorded are refused
+(:mod:`refbench.runs.lm_eval_checks`, which also types every field of a sample).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from refbench.core.result import data_sha256
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
+from refbench.runs.lm_eval_checks import check_coverage, check_sample
 from refbench.runs.record import as_result, now, run_coverage, save_run, write_predictions
 from refbench.runs.store import Store
 from refbench.tasks.base import Task
@@ -59,6 +62,7 @@ def read_samples(paths: Sequence[Path]) -> list[tuple[dict[str, Any], Path, int]
                     row.get("filtered_resps"), list):
                 raise RefbenchError("not an lm-eval sample (expected doc_id and filtered_resps;"
                                     " run lm_eval with --log_samples)", path=path, line=n)
+            check_sample(row, path, n)
             rows.append((row, path, n))
     if not rows:
         raise RefbenchError("no lm-eval samples", path=paths[0])
@@ -130,7 +134,7 @@ def run_info(samples: Sequence[Path]) -> dict[str, Any]:
     config = results.get("config") or {}
     info = {"model": config.get("model"), "model_args": config.get("model_args"),
             "version": results.get("lm_eval_version"), "results": str(found),
-            "task_hashes": results.get("task_hashes") or {}}
+            "task_hashes": results.get("task_hashes") or {}, "limit": config.get("limit")}
     task = samples_task(samples[0])
     reported = (results.get("results") or {}).get(task) if task else None
     if isinstance(reported, dict) and isinstance(reported.get("acc,none"), int | float):
@@ -212,6 +216,8 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
     task = task or infer_task(data)
     everything = list(read_choices(data, task=task))
     matched = match(everything, rows if rows is not None else read_samples(paths), data)
+    info = run_info(paths)
+    check_coverage(everything, len(matched), info, paths[0], data)
     instances = everything[:len(matched)]
     outputs, hashes, lm_acc = [], [], []
     for inst, (row, path, line) in zip(instances, matched, strict=True):
@@ -224,7 +230,7 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
                                                           "target_hash")})
         if isinstance(row.get("acc"), int | float):
             lm_acc.append(float(row["acc"]))
-    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, run_info(paths),
+    return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, info,
                     len(everything))
 
 

@@ -45,6 +45,7 @@ from refbench.core.store_paths import (
     legacy_store_path,
     store_origin,
 )
+from refbench.runs.store_rows import typed_row
 from refbench.runs.store_schema import (
     APPLICATION_ID,
     LIST_COLUMNS,
@@ -320,6 +321,7 @@ class Store:
                     for r in self.db.execute(sql, args)]
             tags = self._tags([r["run_id"] for r in rows])
         for r in rows:
+            typed_row(r, self.path)
             r["tags"] = tags.get(r["run_id"], [])
         return rows
 
@@ -332,12 +334,7 @@ class Store:
                                  kind="no-run")
             out = dict(zip(ROW_COLUMNS, row, strict=True))
             out["tags"] = self._tags([run_id]).get(run_id, [])
-        try:
-            out["metrics"] = json.loads(out["metrics"])
-        except json.JSONDecodeError:
-            raise StoreError(f"run {run_id}: its metrics are not valid JSON", path=self.path,
-                             kind="damaged") from None
-        return out
+        return typed_row(out, self.path)  # every column typed, metrics parsed
 
     def remove(self, run_ids: Sequence[int]) -> None:
         """Forget runs (their output folders and the prediction cache stay)."""

@@ -10,9 +10,10 @@ from typing import Any
 from refbench.core.errors import UsageError
 from refbench.core.inputs import check_input_file
 from refbench.core.invalid import InvalidInstances
+from refbench.core.registry import PluginError
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
-from refbench.tasks.lookup import all_tasks
+from refbench.tasks.lookup import all_tasks, warn_once
 
 __all__ = ["infer_task", "read_choices"]
 
@@ -24,8 +25,11 @@ def infer_task(path: str | Path, *, kinds: Sequence[str] | None = ("choice",)) -
     head = FileHead(p)
     tasks = [t for t in all_tasks() if kinds is None or t.kind in kinds]
     for task in sorted(tasks, key=lambda t: t.sniff_order):  # stable: registry order on ties
-        if task.sniff(head):
-            return task
+        try:
+            if task.sniff(head):
+                return task
+        except PluginError as exc:  # a plugin's sniffer that fails: it alone is left out
+            warn_once(exc.message)
     raise UsageError(f"{p}: cannot tell the task from the file; pass --task "
                      f"({', '.join(t.name for t in tasks)})")
 

@@ -4,7 +4,9 @@ line option, a result file) and pass the :class:`~refbench.tasks.base.Task` on f
 
 A plugin task that cannot be loaded is left out of :func:`all_tasks` with one warning line
 (each once per process), so one broken distribution never stops another command; naming it
-gives its error (:class:`refbench.core.registry.PluginError`).
+gives its error (:class:`refbench.core.registry.PluginError`, exit code 1). A plugin task's
+own methods, and those of its capabilities, are called through
+:mod:`refbench.core.plugin_guard`: whatever they raise is one line naming the plugin.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ def get_task(name: str) -> Task:
                                        "refbench.api.Task"))
     if task.name != entry.name:
         raise PluginError(entry.broken(f"its task is named {task.name!r}"))
-    return task
+    from refbench.core.plugin_guard import guard
+
+    return guard(task, entry, CAPABILITIES)  # type: ignore[no-any-return]
 
 
 def find_task(name: str) -> Task | None:

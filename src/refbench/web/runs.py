@@ -184,7 +184,14 @@ def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, s
                         created=str(metrics.get("provenance", {}).get("time", "")),
                         metrics=metrics, store_id=metrics.get("run_id"), source="folder",
                         data_sha256=data_sha256(metrics))
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                except UnicodeDecodeError as exc:  # a problem listed; the server starts
+                    skipped.append((str(f), f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}"
+                                            f" at offset {exc.start})"))
+                    continue
+                except OSError as exc:
+                    skipped.append((str(f), f"cannot be read ({exc.strerror or exc})"))
+                    continue
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
                     skipped.append((str(f), f"not a refbench run's metrics ({exc})"))
                     continue
                 runs.append(run)

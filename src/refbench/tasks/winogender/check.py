@@ -50,17 +50,43 @@ def check_release(path: str | Path) -> dict[str, Any]:
         if release.stats is not None else None,
         "disagreements": skipped.skipped, "n_disagreements": len(skipped),
     }
+    report["truncated"] = truncated(release.sentences, report)
     report["problems"] = problems(report)
     report["ok"] = not report["problems"]
     return report
+
+
+def truncated(path: Path, r: dict[str, Any]) -> list[dict[str, Any]]:
+    """The files of the folder that end mid-record (a last line with no line end: a cut
+    download or copy), each with that line; the cut line's disagreement with its template is
+    the cut, not a disagreement, and is taken out of ``r``."""
+    out = []
+    for f in (path, path.with_name("templates.tsv"), path.with_name("occupations-stats.tsv")):
+        try:
+            data = f.read_bytes()
+        except OSError:
+            continue
+        if data and not data.endswith(b"\n"):
+            line = data.count(b"\n") + 1
+            out.append({"file": str(f), "line": line})
+            cut = f"{f}:{line}:"
+            r["disagreements"] = [d for d in r["disagreements"]
+                                  if not str(d["where"]).startswith(cut)]
+            if f.name == "templates.tsv":  # every sentence of a cut template disagrees
+                r["disagreements"] = [d for d in r["disagreements"]
+                                      if f"templates.tsv:{line} " not in str(d["reason"])]
+            r["n_disagreements"] = len(r["disagreements"])
+    return out
 
 
 def problems(r: dict[str, Any]) -> list[str]:
     """What makes the release unusable as the paper's data (``winogender check`` exits 1):
     counts other than the published ones (a truncated or partial file), groups lacking a
     gender, sentences disagreeing with their template or id, occupations without statistics."""
-    out = [f"{k}: {p['found']}, published {p['expected']}" for k, p in r["published"].items()
-           if p["found"] is not None and not p["ok"]]
+    out = [f"truncated: {t['file']} ends mid-record (line {t['line']} has no line end: the "
+           "file was cut short)" for t in r.get("truncated", [])]
+    out += [f"{k}: {p['found']}, published {p['expected']}" for k, p in r["published"].items()
+            if p["found"] is not None and not p["ok"]]
     if r["complete_groups"] != r["groups"]:
         out.append(f"{r['groups'] - r['complete_groups']} template x participant groups lack a "
                    "gender")
@@ -88,6 +114,8 @@ def check_text(r: dict[str, Any]) -> str:
     if r["gotcha"] is not None:
         g = r["gotcha"]
         lines.append(f"  gotcha sentences: {g['n']} (he {g['male']}, she {g['female']})")
+    lines += [f"  TRUNCATED: {t['file']} ends mid-record at line {t['line']}"
+              for t in r.get("truncated", [])]
     lines.append(f"  sentences disagreeing with their template or id: {r['n_disagreements']}")
     lines += [f"    {d['where']}: {d['reason']}" for d in r["disagreements"]]
     lines.append("OK" if r["ok"] else f"{len(r['problems'])} problem(s): "
