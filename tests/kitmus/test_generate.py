@@ -220,15 +220,14 @@ def test_background_position_is_balanced() -> None:
 def test_probe_beside_the_jobs_gives_the_golden_bytes(tmp_path: Path) -> None:
     """With workers the probe is one more pool task (issue 43); a fresh process (no torch
     loaded yet) takes that path, and its stats.json and DATASHEET.md equal the serial ones."""
-    from scripts.regen_golden import TINY
+    import shlex
 
     from tests.conftest import run_cli
 
     out = tmp_path / "pooled"
-    r = run_cli("kitmus", "generate", "--out", str(out), "--variants", ",".join(TINY["variants"]),
-                "--entities", ",".join(map(str, TINY["entities"])), "--sizes",
-                ",".join(f"{k}={v}" for k, v in TINY["sizes"].items()), "--seed",
-                str(TINY["seed"]), "--workers", "2", "--quiet")
+    command = json.loads((GOLDEN / "stats.json").read_text())["command"]
+    args = [str(out) if a == "DIR" else a for a in shlex.split(command)[1:]]
+    r = run_cli(*args, "--workers", "2", "--quiet")
     assert r.returncode == 0, r.stderr
     assert json.loads((out / "stats.json").read_text())["difficulty"]["groups"]
     assert files_of(out) == files_of(GOLDEN)
