@@ -215,3 +215,19 @@ def test_background_position_is_balanced() -> None:
         places.append(next(k for k, s in enumerate(bg)
                            if f" {answer_situation}" in " ".join(w for w, _ in s.tokens)))
     assert [places.count(k) for k in range(3)] == [10, 10, 10]
+
+
+def test_probe_beside_the_jobs_gives_the_golden_bytes(tmp_path: Path) -> None:
+    """With workers the probe is one more pool task (issue 43); a fresh process (no torch
+    loaded yet) takes that path, and its stats.json and DATASHEET.md equal the serial ones."""
+    import shlex
+
+    from tests.conftest import run_cli
+
+    out = tmp_path / "pooled"
+    command = json.loads((GOLDEN / "stats.json").read_text())["command"]
+    args = [str(out) if a == "DIR" else a for a in shlex.split(command)[1:]]
+    r = run_cli(*args, "--workers", "2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "stats.json").read_text())["difficulty"]["groups"]
+    assert files_of(out) == files_of(GOLDEN)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from refbench.core.errors import ResourceError
 from refbench.core.types import Mention
-from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence
+from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence, Token
 from refbench.tasks.kitmus.resources import Location, Resources, Tagged
 from refbench.tasks.kitmus.splits import NEVER_SHARED, minimum_pool, partition
 from refbench.tasks.kitmus.templates import Template, fill
@@ -125,6 +125,14 @@ def _m(sentence: int, span: tuple[int, int]) -> Mention:
     return Mention(sentence, span[0], span[1] - 1)
 
 
+class _NameTokens(dict[str, tuple[tuple[str, str], ...]]):
+    """A name's tokens (each word an NNP), made when the name is first drawn."""
+
+    def __missing__(self, name: str) -> tuple[tuple[str, str], ...]:
+        out = self[name] = tuple((w, "NNP") for w in name.split())
+        return out
+
+
 def _order_with(rng: random.Random, n: int, item: int, position: int) -> tuple[int, ...]:
     """A random order of ``range(n)`` with ``item`` at ``position``."""
     rest = [e for e in range(n) if e != item]
@@ -143,7 +151,13 @@ def generate_job(
     occ_names = res.occupations[variant.occupation_source]
     situations = res.situations[variant.situation_source]
     weights = [p.weight for p in res.pronouns]
-    name_tokens = {name: tuple((w, "NNP") for w in name.split()) for name in sp.names}
+    name_tokens = _NameTokens()
+    # Texts and sentences that depend only on pool items are made once per job.
+    occ_text = [_text(o) for o in occ_names]
+    sit_text = [_text(x) for x in situations]
+    loc_text = {id(x): _text(x.tokens) for x in sp.locations}
+    bg_sentences: dict[tuple[int, int], Sentence] = {}
+    pron_filled: dict[tuple[int, str, str, int], tuple[tuple[Token, ...], Mention]] = {}
     blocks: tuple[list[int], list[int], list[int]] = ([], [], [])
     for index in range(size):
         # Draws happen in a fixed order and regardless of the variant (pairing).
@@ -173,9 +187,14 @@ def generate_job(
             sentences.append(Sentence("knowledge", "entity_knowledge", tuple(toks)))
         if variant.background_in_text:
             for e in bg_order:
-                toks, _ = fill(t_bg[e], {"occupation": occ_names[occ_rows[e]],
-                                         "situation": situations[occ_rows[e]]})
-                sentences.append(Sentence("knowledge", "background_knowledge", tuple(toks)))
+                key = (id(t_bg[e]), occ_rows[e])
+                bg = bg_sentences.get(key)
+                if bg is None:
+                    toks, _ = fill(t_bg[e], {"occupation": occ_names[occ_rows[e]],
+                                             "situation": situations[occ_rows[e]]})
+                    bg = bg_sentences[key] = Sentence("knowledge", "background_knowledge",
+                                                      tuple(toks))
+                sentences.append(bg)
         inner = fill(res.mention_templates[n],
                      {str(k): name_tokens[names[e]] for k, e in enumerate(meet_order)},
                      sentence_start=False)
@@ -188,11 +207,15 @@ def generate_job(
             noise_tokens = res.noise[location.kind][noise_idx]
             noise_text = _text(noise_tokens)
             sentences.append(Sentence("task", "noise", noise_tokens))
-        toks, spans = fill(t_pron, {"pronoun": ((pron.form, PRONOUN_TAG),),
-                                    "be": ((pron.be, "VBD"),),
-                                    "situation": situations[occ_rows[answer]]})
-        pron_mention = _m(len(sentences), spans["pronoun"])
-        sentences.append(Sentence("task", "pronoun", tuple(toks)))
+        pkey = (id(t_pron), pron.form, pron.be, occ_rows[answer])
+        filled = pron_filled.get(pkey)
+        if filled is None:
+            toks, spans = fill(t_pron, {"pronoun": ((pron.form, PRONOUN_TAG),),
+                                        "be": ((pron.be, "VBD"),),
+                                        "situation": situations[occ_rows[answer]]})
+            filled = pron_filled[pkey] = (tuple(toks), _m(0, spans["pronoun"]))
+        pron_mention = Mention(len(sentences), filled[1].start, filled[1].end)
+        sentences.append(Sentence("task", "pronoun", filled[0]))
 
         yield KitmusInstance(
             id=f"kitmus/{variant.name}/subtask_{n}_ents/{split}:{index}",
@@ -202,8 +225,8 @@ def generate_job(
             index=index,
             sentences=tuple(sentences),
             entities=tuple(
-                Entity(names[e], _text(occ_names[occ_rows[e]]),
-                       _text(situations[occ_rows[e]]), tuple(mentions[e]))
+                Entity(names[e], occ_text[occ_rows[e]], sit_text[occ_rows[e]],
+                       tuple(mentions[e]))
                 for e in range(n)
             ),
             answer=answer,
@@ -211,7 +234,7 @@ def generate_job(
             pronoun_be=pron.be,
             pronoun_mention=pron_mention,
             meet_order=meet_order,
-            location=_text(location.tokens),
+            location=loc_text[id(location)],
             location_kind=location.kind,
             noise=noise_text,
             noise_id=f"{location.kind}:{noise_idx}" if noise_text is not None else None,

@@ -22,11 +22,11 @@ from refbench.tasks.kitmus.instance import Entity, KitmusInstance, Sentence
 def _text(inst: KitmusInstance, part: str) -> str:
     from refbench.tasks.kitmus.writers import view_text
 
-    return view_text(inst, "knowledge-text-only" if part == "knowledge" else "task-text-only")[0]
+    return view_text(inst, "knowledge-text-only" if part == "knowledge" else "task-text-only").text
 
 
-def instance_to_json(inst: KitmusInstance) -> dict[str, Any]:
-    return {
+def instance_to_json(inst: KitmusInstance, *, sentences: bool = True) -> dict[str, Any]:
+    out = {
         "id": inst.id,
         "variant": inst.variant,
         "n_entities": inst.n_entities,
@@ -50,16 +50,20 @@ def instance_to_json(inst: KitmusInstance) -> dict[str, Any]:
         "templates": {k: list(v) for k, v in inst.templates.items()},
         "knowledge_text": _text(inst, "knowledge"),
         "task_text": _text(inst, "task"),
-        "sentences": [
-            {"part": s.part, "role": s.role, "tokens": [w for w, _ in s.tokens],
-             "pos": [t for _, t in s.tokens]}
-            for s in inst.sentences
-        ],
     }
+    if sentences:
+        out["sentences"] = [{"part": s.part, "role": s.role, "tokens": [w for w, _ in s.tokens],
+                             "pos": [t for _, t in s.tokens]} for s in inst.sentences]
+    return out
 
 
 def dumps_instance(inst: KitmusInstance) -> str:
-    return json.dumps(instance_to_json(inst), ensure_ascii=False) + "\n"
+    """One line of native JSONL: ``json.dumps(instance_to_json(inst), ensure_ascii=False)``,
+    with the sentences (the bulk, and last) written from the pieces the views share."""
+    from refbench.tasks.kitmus.writers import sentences_json
+
+    head = json.dumps(instance_to_json(inst, sentences=False), ensure_ascii=False)
+    return f'{head[:-1]}, "sentences": {sentences_json(inst)}}}\n'
 
 
 def _mention(m: Record) -> Mention:

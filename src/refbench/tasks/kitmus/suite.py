@@ -9,6 +9,7 @@ suite is complete, so a failure leaves nothing half-written.
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from refbench.tasks.kitmus.generate import (
 from refbench.tasks.kitmus.instance import SPLITS, VIEWS, KitmusInstance
 from refbench.tasks.kitmus.native import dumps_instance
 from refbench.tasks.kitmus.registries import KITMUS_FORMATS, KITMUS_VARIANTS
-from refbench.tasks.kitmus.resources import Resources
+from refbench.tasks.kitmus.resources import BUILTIN_DIR, Resources
 from refbench.tasks.kitmus.variants import VARIANTS
 from refbench.tasks.kitmus.writers import (
     GAP_HEADER,
@@ -115,6 +116,21 @@ def _run_job(job: tuple[str, int, str]) -> dict[str, Any]:
     pools: Pools = _STATE["pools"]
     cfg: SuiteConfig = _STATE["cfg"]
     return write_job(res, pools, cfg, Path(_STATE["root"]), job)
+
+
+def _probe(res: Resources, pools: Pools, cfg: SuiteConfig, *, progress: bool
+           ) -> dict[str, Any]:
+    """The similarity probe's profile of the test split (else the last split)."""
+    from refbench.tasks.kitmus.difficulty import generated_difficulty
+
+    split = "test" if "test" in cfg.splits else cfg.splits[-1]
+    return generated_difficulty(res, pools, variants=cfg.variants, entities=cfg.entities,
+                                split=split, size=cfg.sizes[split], seed=cfg.seed,
+                                progress=progress)
+
+
+def _run_probe() -> dict[str, Any]:
+    return _probe(_STATE["res"], _STATE["pools"], _STATE["cfg"], progress=False)
 
 
 def job_files(cfg: SuiteConfig, job: tuple[str, int, str]) -> list[tuple[str, str, str]]:
@@ -210,6 +226,7 @@ def generate_suite(
         results: dict[tuple[str, int, str], dict[str, Any]] = {}
         # Largest jobs first so that the workers finish together.
         order = sorted(jobs, key=lambda j: -(cfg.sizes[j[2]] * (j[1] + 2)))
+        difficulty: dict[str, Any] | None = None
         with tqdm(total=total, unit="inst", disable=not progress, desc="kitmus generate") as bar:
             if workers <= 1:
                 for job in order:
@@ -218,21 +235,23 @@ def generate_suite(
             else:
                 with worker_pool(workers, initializer=_init_worker,
                                  initargs=(res, pools, cfg, str(tmp))) as pool:
+                    # The probe (MiniLM: about a fifth of the work) is one more task, given first
+                    # to run beside the jobs; not where torch is loaded here (fork and threads).
+                    beside = probe and "torch" not in sys.modules
+                    probed = pool.apply_async(_run_probe) if beside else None
                     for job, stats in zip(order, pool.imap(_run_job, order), strict=True):
                         results[job] = stats
                         bar.update(cfg.sizes[job[2]])
+                    difficulty = probed.get() if probed is not None else None
+        if probe and difficulty is None:
+            difficulty = _probe(res, pools, cfg, progress=progress)
         stats = summarize(res, pools, cfg, [results[j] for j in jobs])
         if not stats["split_overlap_ok"]:
             raise OutputError("the generated suite failed its own check, so nothing was "
                               "written: splits share items outside the pools too small to "
                               f"split ({json.dumps(stats['split_overlap'])})", path=out)
-        if probe:
-            from refbench.tasks.kitmus.difficulty import generated_difficulty
-
-            split = "test" if "test" in cfg.splits else cfg.splits[-1]
-            stats["difficulty"] = generated_difficulty(
-                res, pools, variants=cfg.variants, entities=cfg.entities, split=split,
-                size=cfg.sizes[split], seed=cfg.seed, progress=progress)
+        if difficulty is not None:
+            stats["difficulty"] = difficulty
         write_text_atomic(tmp / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False)
                           + "\n")
         from refbench.tasks.kitmus.datasheet import render_datasheet
@@ -299,7 +318,7 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
     n_total = sum(st["instances"] for st in job_stats)
     pairs = sorted({(VARIANTS[v].occupation_source, VARIANTS[v].situation_source)
                     for v in cfg.variants})
-    source = "builtin" if Path(res.source) == _builtin() else Path(res.source).name
+    source = "builtin" if Path(res.source) == BUILTIN_DIR else Path(res.source).name
     from refbench.tasks.kitmus.suite_provenance import (
         provenance_block,
         resource_layout,
@@ -348,12 +367,6 @@ def expected_identity(res: Resources, cfg: SuiteConfig) -> dict[str, Any]:
                        "sizes": cfg.sizes},
             "resources": {"fingerprint": res.fingerprint()},
             "provenance": {"generator_fingerprint": generator_fingerprint()}}
-
-
-def _builtin() -> Path:
-    from refbench.tasks.kitmus.resources import BUILTIN_DIR
-
-    return BUILTIN_DIR
 
 
 def stale_reason(out: Path, res: Resources, cfg: Any) -> str | None:
