@@ -14,16 +14,40 @@ import pytest
 from tests.web.test_routes import assert_escaped, key, system_ids, text
 
 
-def test_bootstrap_p_at_its_resolution_floor(client: Any, app: Any) -> None:
-    """first beats last on every suite instance: the bootstrap p is at its floor, 2 / (B + 1),
-    and reads "< 0.002" with 1,000 resamples (not "0.0020")."""
-    k = key(app, "kitmus", suite=True)
-    ids = system_ids(app, k)
-    sig = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
-                          f"&sys={ids['last']}"))
+@pytest.fixture(scope="module")
+def floor_client(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """An app over one subtask of the tiny suite where knowledge-match is right on every
+    instance and ``first`` on none (the background knowledge is in the text; the balanced
+    generator puts no answer first there), so one system beats the other everywhere."""
+    from refbench.runs.runner import run_model
+    from refbench.runs.store import Store
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from tests.web.conftest import SUITE
+
+    root = tmp_path_factory.mktemp("floor")
+    data = root / "test.jsonl"
+    data.write_bytes((SUITE / "background-inference-charfict-wordfict" / "subtask_3_ents"
+                      / "test.jsonl").read_bytes())
+    store = Store(root / "results.sqlite")
+    for model in ("knowledge-match", "first"):
+        run_model(model, data, root / model, store=store, progress=False)
+    store.close()
+    config = ServeConfig(data=[data], store=root / "results.sqlite", index_dir=root / "index")
+    return create_app(config)
+
+
+def test_bootstrap_p_at_its_resolution_floor(floor_client: Any) -> None:
+    """knowledge-match beats first on every instance: the bootstrap p is at its floor,
+    2 / (B + 1), and reads "< 0.002" with 1,000 resamples (not "0.0020")."""
+    k = key(floor_client, "kitmus")
+    ids = system_ids(floor_client, k)
+    client = floor_client.test_client()
+    sig = text(client.get(f"/compare/significance?data={k}&sys={ids['knowledge-match']}"
+                          f"&sys={ids['first']}"))
     assert '<td class="num boot-p">&lt; 0.002</td>' in sig and "0.0020" not in sig
-    sig = text(client.get(f"/compare/significance?data={k}&sys={ids['first']}"
-                          f"&sys={ids['last']}&resamples=500"))
+    sig = text(client.get(f"/compare/significance?data={k}&sys={ids['knowledge-match']}"
+                          f"&sys={ids['first']}&resamples=500"))
     assert '<td class="num boot-p">&lt; 0.004</td>' in sig
 
 

@@ -80,15 +80,15 @@ def test_dataset_counts_search_and_slices(client: Any, app: Any) -> None:
     body = text(client.get(f"/data/{k}?f.split="))
     assert re.search(r'id="matching">20<', body)
     assert "background-pretrain" in body and "answer position" in body
-    body = text(client.get(f"/data/{k}?q=harbour"))
+    body = text(client.get(f"/data/{k}?q=Loughman"))
     assert re.search(r'id="matching">2<', body)
-    body = text(client.get(f"/data/{k}?q=harbour&f.variant=background-pretrain"))
+    body = text(client.get(f"/data/{k}?q=Loughman&f.variant=background-pretrain"))
     assert re.search(r'id="matching">1<', body)
-    body = text(client.get(f"/data/{k}?q=%22the+city+tour%22+OR+marina&mode=advanced"))
+    body = text(client.get(f"/data/{k}?q=%22the+city+tour%22+OR+lakeshore&mode=advanced"))
     assert re.search(r'id="matching">4<', body)
     body = text(client.get(f"/data/{k}?f.split=validation&f.entities=3"))
     assert re.search(r'id="matching">2<', body)
-    fragment = client.get(f"/data/{k}?q=harbour", headers={"HX-Request": "true",
+    fragment = client.get(f"/data/{k}?q=Loughman", headers={"HX-Request": "true",
                                                             "HX-Target": "listing"})
     assert "<html" not in text(fragment) and "Filters" in text(fragment)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from refbench.core.commands import DataPath
+from refbench.core.commands import DataPath, print_json
 
 #: ``--data all``: every release in the data folder.
 ALL = "all"
@@ -58,3 +58,58 @@ def every_release() -> list[tuple[str, Path | None, str]]:
         except RefbenchError as exc:
             out.append((release.name, None, exc.message))
     return out
+
+
+def run_several(settings: Any, data: tuple[Path | str, ...], task: Any, out: Path, *,
+                 store: Path | None, no_store: bool, skip_invalid: bool, engine: Any,
+                 as_json: bool, quiet: bool) -> None:
+    """Several benchmarks (``--data A --data B``, ``--data all``) into ``out/<name>/`` each,
+    and the cross-benchmark table."""
+    from refbench.core.errors import RefbenchError, UsageError
+    from refbench.core.invalid import InvalidInstances
+    from refbench.report.summary import summary_text
+    from refbench.runs.multi import benchmarks, run_benchmarks
+    from refbench.runs.store import Store
+
+    names: list[str] = []
+    paths: list[Path] = []
+    for d in data:
+        if d == ALL:
+            for name, path, why in every_release():
+                if path is None:
+                    click.echo(f"skipped {name}: {why}", err=True)
+                elif name not in names:
+                    names.append(name)
+                    paths.append(path)
+        elif isinstance(d, Path):
+            names.append(given_name(d))
+            paths.append(d)
+    if not paths:
+        raise UsageError("--data all: no release is in the data folder (refbench data list)")
+    skippable = ALL in data
+
+    def skip(bench: Any, exc: RefbenchError) -> bool:
+        if skippable:
+            click.echo(f"skipped {bench.name}: {exc.render()}", err=True)
+        return skippable
+
+    st = None if no_store else Store(store)
+    if st is not None:
+        click.echo(st.describe(), err=True)
+    for note in st.notes if st else ():
+        click.echo(note, err=True)
+    invalid = InvalidInstances() if skip_invalid else None
+    summary = run_benchmarks(settings, benchmarks(names, paths), out, task=task, store=st,
+                             progress=not quiet and not as_json, on_invalid=invalid,
+                             engine=engine, skip=skip)
+    warn_skipped(invalid)
+    if as_json:
+        print_json(summary)
+    else:
+        click.echo(summary_text(summary, "md"), nl=False)
+        click.echo(f"runs and summary: {out}" + (f"; recorded in {st.path}" if st else ""))
+
+
+def warn_skipped(invalid: Any) -> None:
+    if invalid:
+        click.secho(f"WARNING: {invalid.summary()}", err=True, fg="yellow", bold=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.benchmarks import ALL, BENCHMARK_DATA
+from refbench.cli.benchmarks import ALL, BENCHMARK_DATA, run_several, warn_skipped
 from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import (
     CONTEXT,
@@ -128,7 +128,7 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
 
             dask = stack.enter_context(DaskEngine(scheduler, spec, options))
         if several:
-            _run_several(settings, data, get_task(task) if task else None, out, store=store,
+            run_several(settings, data, get_task(task) if task else None, out, store=store,
                          no_store=no_store, skip_invalid=skip_invalid, engine=dask,
                          as_json=as_json, quiet=quiet)
             return
@@ -157,7 +157,7 @@ def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
     if data.is_dir():
         result = run_suite(settings, data, out, store=st, progress=progress,
                            on_invalid=invalid, task=task, engine=engine)
-        _warn_skipped(invalid)
+        warn_skipped(invalid)
         if as_json:
             print_json(result)
         else:
@@ -165,67 +165,13 @@ def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
         return
     metrics = run_model(settings, data, out, task=task, store=st, progress=progress,
                         on_invalid=invalid, engine=engine)
-    _warn_skipped(invalid)
+    warn_skipped(invalid)
     for w in metrics.get("warnings", []):
         click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
     if as_json:
         print_json(metrics)
     else:
         click.echo(run_text({**metrics, **where}))
-
-
-def _run_several(settings: Any, data: tuple[Path | str, ...], task: Any, out: Path, *,
-                 store: Path | None, no_store: bool, skip_invalid: bool, engine: Any,
-                 as_json: bool, quiet: bool) -> None:
-    """Several benchmarks (``--data A --data B``, ``--data all``) into ``out/<name>/`` each,
-    and the cross-benchmark table."""
-    from refbench.cli.benchmarks import every_release, given_name
-    from refbench.core.errors import RefbenchError, UsageError
-    from refbench.core.invalid import InvalidInstances
-    from refbench.report.summary import summary_text
-    from refbench.runs.multi import benchmarks, run_benchmarks
-    from refbench.runs.store import Store
-
-    names: list[str] = []
-    paths: list[Path] = []
-    for d in data:
-        if d == ALL:
-            for name, path, why in every_release():
-                if path is None:
-                    click.echo(f"skipped {name}: {why}", err=True)
-                elif name not in names:
-                    names.append(name)
-                    paths.append(path)
-        elif isinstance(d, Path):
-            names.append(given_name(d))
-            paths.append(d)
-    if not paths:
-        raise UsageError("--data all: no release is in the data folder (refbench data list)")
-    skippable = ALL in data
-
-    def skip(bench: Any, exc: RefbenchError) -> bool:
-        if skippable:
-            click.echo(f"skipped {bench.name}: {exc.render()}", err=True)
-        return skippable
-
-    st = None if no_store else Store(store)
-    for note in st.notes if st else ():
-        click.echo(note, err=True)
-    invalid = InvalidInstances() if skip_invalid else None
-    summary = run_benchmarks(settings, benchmarks(names, paths), out, task=task, store=st,
-                             progress=not quiet and not as_json, on_invalid=invalid,
-                             engine=engine, skip=skip)
-    _warn_skipped(invalid)
-    if as_json:
-        print_json(summary)
-    else:
-        click.echo(summary_text(summary, "md"), nl=False)
-        click.echo(f"runs and summary: {out}" + (f"; recorded in {st.path}" if st else ""))
-
-
-def _warn_skipped(invalid: Any) -> None:
-    if invalid:
-        click.secho(f"WARNING: {invalid.summary()}", err=True, fg="yellow", bold=True)
 
 
 def trained_reader_options(spec: str) -> dict[str, Any]:

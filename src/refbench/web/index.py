@@ -254,8 +254,9 @@ class IndexFolder:
         self.background: Any = None  # refbench.web.warm.Warmer while it runs
 
     def path_for(self, ds: Dataset) -> Path:
-        slug = ds.key.rsplit("-", 1)[0]
-        return self.folder / f"{slug}-{content_key(ds)}.sqlite"
+        # named by task and content only: a dataset's key names its folder too, and the same
+        # data in another folder shares this index
+        return self.folder / f"{ds.task.name}-{content_key(ds)}.sqlite"
 
     def _lock(self, key: str) -> threading.Lock:
         with self._guard:
@@ -287,7 +288,7 @@ class IndexFolder:
         return path
 
     def _prune(self, ds: Dataset, keep: Path) -> None:
-        """Remove this dataset's former indexes (same name and place, older data)."""
+        """Remove this dataset's former indexes (same task and place, older data)."""
         for old in self.folder.glob(f"{keep.stem.rsplit('-', 1)[0]}-*.sqlite"):
             if old == keep:
                 continue

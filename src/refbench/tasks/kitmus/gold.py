@@ -148,6 +148,9 @@ def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None
         return
     stamp = code_stamp(__name__, "refbench.formats.conll2012", "refbench.formats.e2e_jsonlines",
                        "refbench.tasks.kitmus.structure")
+    # how the name says to open the bytes is part of the key: the same bytes named .gz are
+    # not the file they are when named plainly (plain text named .gz is an error)
+    stamp += "-gz" if p.name.endswith(".gz") else ""
     rows = load_parsed("kitmus-gold", p, stamp)
     if isinstance(rows, list):
         yield from (_from_row(r) for r in rows)
