@@ -27,7 +27,7 @@ LAYERS = {
     "models": 3, "releases": 3,
     "export": 4,
     "runs": 5,
-    "report": 6,
+    "reporting": 6,
     "studies": 7,
     "web": 8,
     "cli": 9,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from refbench.report.reporting import draw_plot
+from refbench.reporting.reporting import draw_plot
 from tests.conftest import ROOT
 
 FIX = ROOT / "tests" / "fixtures"
@@ -142,7 +142,7 @@ def draw(case: str, runs: dict[str, Any], out: Path) -> None:
         draw_plot([runs["wsc-first"], runs["wsc-random"], _renamed(runs["wsc-first"], LONG),
                    runs["winograd-first"], runs["winograd-random"]], out)
     elif case == "every-task-bars":
-        from refbench.report.plots import plot_results
+        from refbench.reporting.plots import plot_results
 
         plot_results([runs[f"{t}-{m}"] for t in ("wsc", "winograd", "gap", "knowref")
                       for m in ("first", "random")] + [_renamed(runs["gap-first"], LONG)], out)

@@ -18,16 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from refbench.core.version import __version__
 
 __all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "compare",
            "evaluate", "load", "report", "run"]
 
 def __getattr__(name: str) -> Any:
-    if name == "report":  # the package refbench.report, callable (see its docstring)
-        import importlib
-
-        return importlib.import_module("refbench.report")
     if name in __all__ and name != "__version__":
         import importlib
 

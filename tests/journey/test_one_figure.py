@@ -127,7 +127,7 @@ def same(run: dict[str, Any], ev: dict[str, Any]) -> None:
 
 
 def reported(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    from refbench.report.reporting import tables_for
+    from refbench.reporting.reporting import tables_for
 
     return [t for table in tables_for(results, ci=True) for t in table.tidy]
 
@@ -211,7 +211,7 @@ def documents_on_the_web(ev: dict[str, Any], data: Path, pred: Path) -> None:
 
 
 def check(task: str, data: Path, root: Path) -> None:
-    from refbench.report.results import load_results
+    from refbench.reporting.results import load_results
 
     run, pred, ev = run_and_score(task, data, root)
     same(run, ev)

@@ -38,8 +38,8 @@ def dummy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
 
 def test_dummy_task_flows_through_every_layer(dummy: Path, tmp_path: Path) -> None:
     from refbench.cli import app
-    from refbench.report.reporting import build_tables
-    from refbench.report.results import load_results
+    from refbench.reporting.reporting import build_tables
+    from refbench.reporting.results import load_results
     from refbench.runs.runner import run_model
     from refbench.tasks.choices import infer_task
     from refbench.tasks.lookup import get_task

@@ -251,7 +251,7 @@ def test_failed_plots_leave_nothing(tmp_path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from refbench.report.plots import save_figure
+    from refbench.reporting.plots import save_figure
 
     fig, _ = plt.subplots()
     with pytest.raises(OutputError, match=r"cannot draw a \.xyz file"):

@@ -161,8 +161,8 @@ def _switch(p: Path) -> Any:
 
 
 def _report(p: Path) -> Any:
-    from refbench.report.results import load_results
-    from refbench.report.tables import generic_tables
+    from refbench.reporting.results import load_results
+    from refbench.reporting.tables import generic_tables
     from refbench.tasks.kitmus.report import kitmus_cells, kitmus_table
 
     data = load_results([p])

@@ -86,7 +86,7 @@ def test_file_runs_combine_like_the_folder_run(first: dict[str, Any]) -> None:
 
 def test_report_plot_draws_the_panels(first: dict[str, Any], tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from refbench.report.reporting import draw_plot
+    from refbench.reporting.reporting import draw_plot
     from refbench.tasks.winobias import figure
 
     texts = figure_texts(monkeypatch, figure)
@@ -103,8 +103,8 @@ def test_a_report_of_several_tasks_draws_every_result(first: dict[str, Any], tmp
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A WinoBias result beside another task's: the shared bars of every result, never the
     WinoBias figure alone (which would leave the other task out without a word)."""
-    import refbench.report.plots as plots
-    from refbench.report.reporting import draw_plot
+    import refbench.reporting.plots as plots
+    from refbench.reporting.reporting import draw_plot
     from refbench.tasks.winobias import figure
 
     drawn: list[list[str]] = []

@@ -53,7 +53,7 @@ def test_recorded_intervals_win(first: dict[str, Any]) -> None:
 
 def test_report_plot_is_the_group_figure(first: dict[str, Any], tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from refbench.report.reporting import draw_plot
+    from refbench.reporting.reporting import draw_plot
     from refbench.tasks.winogender import figure
 
     texts = figure_texts(monkeypatch, figure)

@@ -12,7 +12,6 @@ import sys
 
 import click
 
-from refbench import __version__
 from refbench.cli import data as data_cli
 from refbench.cli import evaluate as evaluate_cli
 from refbench.cli import export as export_cli
@@ -25,6 +24,7 @@ from refbench.cli import study as study_cli
 from refbench.cli.ls import ls
 from refbench.core.commands import CONTEXT, run_guarded, set_release_resolver
 from refbench.core.help_text import examples
+from refbench.core.version import __version__
 
 
 class _Commands(click.Group):

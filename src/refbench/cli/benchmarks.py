@@ -67,7 +67,7 @@ def run_several(settings: Any, data: tuple[Path | str, ...], task: Any, out: Pat
     and the cross-benchmark table."""
     from refbench.core.errors import RefbenchError, UsageError
     from refbench.core.invalid import InvalidInstances
-    from refbench.report.summary import summary_text
+    from refbench.reporting.summary import summary_text
     from refbench.runs.multi import benchmarks, run_benchmarks
     from refbench.runs.store import Store
 

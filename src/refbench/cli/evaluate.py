@@ -112,7 +112,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     """
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances
-    from refbench.report.text import result_text
+    from refbench.reporting.text import result_text
     from refbench.tasks.lookup import get_task
     from refbench.tasks.scoring import evaluate_predictions
 

@@ -51,14 +51,14 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     tasks: one row per system and data set, naming the model, the data and the split.
     """
     from refbench.core.errors import UsageError
-    from refbench.report.render import FORMATS
-    from refbench.report.reporting import build_tables, draw_plot
-    from refbench.report.summary import summary_report
+    from refbench.reporting.render import FORMATS
+    from refbench.reporting.reporting import build_tables, draw_plot
+    from refbench.reporting.summary import summary_report
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if from_store:
-        from refbench.report.results import store_results
+        from refbench.reporting.results import store_results
         from refbench.runs.store import Store
 
         skipped: list[str] = []
@@ -78,7 +78,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         _output(text, out)  # the folder of a several-benchmark run: its summary table
         return
     elif results:
-        from refbench.report.results import load_results
+        from refbench.reporting.results import load_results
 
         data = load_results(results, label=not as_json)
         for r in data:
@@ -90,7 +90,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         raise UsageError("give result files or run folders, or --from-store")
     if as_json:
         from refbench.core.commands import print_json
-        from refbench.report.results import result_summaries
+        from refbench.reporting.results import result_summaries
 
         print_json({"results": result_summaries(data)})
         return

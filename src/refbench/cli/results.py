@@ -49,7 +49,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     """List recorded runs, newest first: id, creation time (UTC), system, task, data, split,
     instances, accuracy (a fraction), output folder and tags."""
     from refbench.core.result import SystemIdentity, coverage_of, names_apart
-    from refbench.report.render import aligned_text
+    from refbench.reporting.render import aligned_text
     from refbench.runs.store import Store
 
     with Store(store, readonly=True) as st:
@@ -180,7 +180,7 @@ def results_merge(shard_dirs: tuple[Path, ...], out: Path, store: Path | None, n
     the predictions and metrics one run in one process would have written, recorded as one
     run in the store. The shards must share model, data and options, and the data file must
     be readable here (at the path the shards recorded)."""
-    from refbench.report.text import run_text
+    from refbench.reporting.text import run_text
     from refbench.runs.shards import merge_shards
     from refbench.runs.store import Store
 
@@ -297,7 +297,7 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
 
 def _print_folder_import(result: dict[str, Any], as_json: bool) -> None:
     """What ``refbench run --data FOLDER`` prints for the imported folder run."""
-    from refbench.report.text import suite_run_text
+    from refbench.reporting.text import suite_run_text
 
     if as_json:
         print_json(result)

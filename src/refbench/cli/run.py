@@ -142,7 +142,7 @@ def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
     """One run (or folder run) of ``settings`` (a :class:`~refbench.runs.record.RunSettings`)
     on ``data``, printed as a table or JSON."""
     from refbench.core.invalid import InvalidInstances
-    from refbench.report.text import run_text, suite_run_text
+    from refbench.reporting.text import run_text, suite_run_text
     from refbench.runs.runner import run_model, run_suite
     from refbench.runs.store import Store
 

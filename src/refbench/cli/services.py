@@ -23,6 +23,6 @@ class CliServices:
 
     def render_table(self, header: list[str], rows: list[list[str]], fmt: str, *,
                      title: str = "") -> str:
-        from refbench.report.tables import render
+        from refbench.reporting.tables import render
 
         return render(header, rows, fmt, title=title)

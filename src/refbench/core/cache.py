@@ -35,7 +35,7 @@ def cache_dir() -> Path:
 def code_stamp(*modules: str) -> str:
     """A short stamp of refbench's version and of the named modules' source files (size and
     modification time): it changes whenever one of them is edited."""
-    from refbench import __version__
+    from refbench.core.version import __version__
 
     h = hashlib.sha256(f"{CACHE_FORMAT}|{__version__}".encode())
     for name in modules:

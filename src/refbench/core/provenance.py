@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import refbench
 from refbench.core.io import sha256_file
+from refbench.core.version import __version__
 
 
 def _git(*args: str) -> str | None:
     """Output of a git command in the checkout refbench runs from; None when refbench is not
     running from its own checkout (an installed copy inside some other repository must not
     report that repository's commit)."""
-    src = Path(refbench.__file__).resolve().parent
+    src = Path(__file__).resolve().parents[1]
     try:
         top = subprocess.run(["git", "-C", str(src), "rev-parse", "--show-toplevel"],
                              capture_output=True, text=True, timeout=5, check=False)
@@ -55,7 +55,7 @@ def provenance(inputs: dict[str, list[str]]) -> dict[str, Any]:
                 entry["sha256"] = sha256_file(path)
             files[role].append(entry)
     return {
-        "refbench_version": refbench.__version__,
+        "refbench_version": __version__,
         "git_hash": git_hash(),
         "inputs": files,
         "command": " ".join(["refbench", *sys.argv[1:]]),

@@ -1,7 +1,7 @@
 """A table as rendered cell strings plus its figures as tidy records.
 
 Below ``tasks/`` so that a task with its own table layout (KITMUS: variants x entities) builds
-its tables itself; :mod:`refbench.report.render` turns them into Markdown, LaTeX, HTML or CSV.
+its tables itself; :mod:`refbench.reporting.render` turns them into Markdown, LaTeX, HTML or CSV.
 """
 
 from __future__ import annotations

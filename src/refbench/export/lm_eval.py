@@ -98,8 +98,8 @@ def _yaml_group(group: str, tasks: Sequence[str]) -> str:
 
 def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
             model_args: str, tasks: Sequence[Task]) -> str:
-    from refbench import __version__
     from refbench.core.provenance import refbench_bibtex
+    from refbench.core.version import __version__
 
     first = rows[0]["task"] if group is None else group
     lines = [f"# {first} (lm-evaluation-harness tasks exported by refbench {__version__})", "",

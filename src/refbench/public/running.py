@@ -153,9 +153,9 @@ def report(results: Any, format: str = "markdown", *, ci: bool = True,
     """The table ``refbench report`` makes of ``results`` (Results, run folders or result
     files, or a several-benchmark run's folder): ``format`` is ``"markdown"``, ``"latex"``,
     ``"html"`` or ``"csv"``."""
-    from refbench.report.reporting import build_tables
-    from refbench.report.results import load_results
-    from refbench.report.summary import summary_report
+    from refbench.reporting.reporting import build_tables
+    from refbench.reporting.results import load_results
+    from refbench.reporting.summary import summary_report
 
     fmt = {"markdown": "md", "md": "md", "latex": "latex", "html": "html", "csv": "csv"}.get(
         format)

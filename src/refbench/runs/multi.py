@@ -5,7 +5,7 @@ through :func:`~refbench.runs.runner.run_model`, a folder through
 ``OUT/summary.json`` then holds one row per benchmark: its headline figure with its 95%
 interval, how many instances were run of how many the data holds (n of N, the Result's
 coverage), and the chance level (the mean of 1 / candidates over the instances the run saw).
-``refbench report OUT`` renders the summary (:mod:`refbench.report.summary`).
+``refbench report OUT`` renders the summary (:mod:`refbench.reporting.summary`).
 """
 
 from __future__ import annotations

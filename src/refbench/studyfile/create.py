@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import refbench
 from refbench.core.errors import OutputError, UsageError
+from refbench.core.version import __version__
 from refbench.studyfile.db import connect, now, write_schema
 
 TOKEN_BYTES = 24  # 192 bits from the OS's CSPRNG
@@ -106,7 +106,7 @@ def write_study(out: Path, *, kind: str, items: Sequence[NewItem], annotators: S
     tokens = [(name, secrets.token_urlsafe(TOKEN_BYTES)) for name in annotators]
     admin = secrets.token_urlsafe(TOKEN_BYTES)
     full_meta = {"kind": kind, "seed": seed, "created": now(),
-                 "refbench_version": refbench.__version__, "overlap": overlap, **meta}
+                 "refbench_version": __version__, "overlap": overlap, **meta}
     try:
         conn = connect(tmp)
         os.chmod(tmp, 0o600)  # it holds the tokens: readable by its owner only

@@ -65,7 +65,7 @@ def content_key(ds: Dataset) -> str:
     dataset and sha256 (:func:`~refbench.web.datasets.content_sha256`, remembered across
     starts by size and time), so the same data anywhere shares one index, and a change to any
     file makes a new one."""
-    from refbench import __version__
+    from refbench.core.version import __version__
 
     h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task.name}|"
                        f"{ds.task.version}".encode())
@@ -76,7 +76,7 @@ def content_key(ds: Dataset) -> str:
 
 
 def signature(ds: Dataset) -> str:
-    from refbench import __version__
+    from refbench.core.version import __version__
 
     # Reader changes between refbench releases rebuild the index too.
     h = hashlib.sha256(f"v{INDEX_VERSION}|{__version__}|{ds.kind}|{ds.task.name}|"

@@ -1,7 +1,7 @@
 """KITMUS results as the paper's tables: variant rows in the paper's order, one group of
 2/3/4-entity columns per system, a chance row (the KITMUS task's ``report_tables`` layout).
 
-Inputs are result dicts as :mod:`refbench.report.results` loads them. Figures are fractions in
+Inputs are result dicts as :mod:`refbench.reporting.results` loads them. Figures are fractions in
 [0, 1]; intervals are the 95% bootstrap intervals the scorers computed; ``±`` is the sample
 standard deviation over runs.
 """

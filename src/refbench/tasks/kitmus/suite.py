@@ -18,7 +18,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-import refbench
 from refbench.core.errors import OutputError, UsageError
 from refbench.core.io import (
     LineWriter,
@@ -27,6 +26,7 @@ from refbench.core.io import (
     prepare_output_dir,
     write_text_atomic,
 )
+from refbench.core.version import __version__
 from refbench.core.workers import worker_pool
 from refbench.tasks.kitmus.generate import (
     GENERATOR_VERSION,
@@ -326,7 +326,7 @@ def summarize(res: Resources, pools: Pools, cfg: SuiteConfig,
     )
 
     return {
-        "refbench_version": refbench.__version__,
+        "refbench_version": __version__,
         "generator_version": GENERATOR_VERSION,
         "seed": cfg.seed,
         "command": regenerate_command(cfg, "builtin" if source == "builtin" else res.source),
@@ -360,7 +360,7 @@ def expected_identity(res: Resources, cfg: SuiteConfig) -> dict[str, Any]:
     :func:`refbench.tasks.kitmus.suite_provenance.stale_reason`."""
     from refbench.tasks.kitmus.suite_provenance import generator_fingerprint
 
-    return {"refbench_version": refbench.__version__, "generator_version": GENERATOR_VERSION,
+    return {"refbench_version": __version__, "generator_version": GENERATOR_VERSION,
             "seed": cfg.seed,
             "config": {"variants": list(cfg.variants), "entities": list(cfg.entities),
                        "splits": list(cfg.splits), "formats": list(cfg.formats),

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.table import Table
-from refbench.report.render import render_tables
-from refbench.report.tables import generic_tables
+from refbench.reporting.render import render_tables
+from refbench.reporting.tables import generic_tables
 from refbench.tasks.base import Task
 from refbench.tasks.lookup import find_task
 
@@ -58,7 +58,7 @@ def draw_plot(results: Sequence[dict[str, Any]], out: str | Path, *,
     """A task's own figure when every result is of that one task (KITMUS: accuracy against
     entities per variant; WinoBias: Pro / Anti / Diff per type), else grouped bars of every
     result: a figure of one task never leaves the other tasks' results out."""
-    from refbench.report.plots import plot_results
+    from refbench.reporting.plots import plot_results
 
     names = set(str(r.get("task")) for r in results)
     if len(names) == 1:

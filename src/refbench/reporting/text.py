@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from refbench.report.render import render_tables
+from refbench.reporting.render import render_tables
 from refbench.tasks.lookup import find_task
 from refbench.tasks.result_text import choice_text
 

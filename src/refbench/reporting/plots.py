@@ -24,7 +24,7 @@ from refbench.core.figures import (
 )
 from refbench.core.figures import pyplot as _pyplot
 from refbench.core.table import interval_of, metric_label
-from refbench.report.tables import headline, task_title
+from refbench.reporting.tables import headline, task_title
 from refbench.tasks.result_text import data_label
 
 __all__ = ["plot_results", "save_figure"]

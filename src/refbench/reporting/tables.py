@@ -3,7 +3,7 @@ and the task's headline figures (:attr:`refbench.tasks.base.Task.headline_metric
 with a layout of its own (KITMUS: variants x entities) builds it in
 :meth:`~refbench.tasks.capabilities.Report.tables`.
 
-Inputs are result dicts as :mod:`refbench.report.results` loads them. Figures are fractions in
+Inputs are result dicts as :mod:`refbench.reporting.results` loads them. Figures are fractions in
 [0, 1]; intervals are the 95% bootstrap intervals the scorers computed.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from refbench.core.errors import UsageError
 from refbench.core.table import Table, interval_of, metric_label
-from refbench.report.render import FORMATS, render_tables
+from refbench.reporting.render import FORMATS, render_tables
 from refbench.tasks.lookup import find_task
 from refbench.tasks.result_text import data_label
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.table import Table, metric_label
-from refbench.report.render import render_tables
+from refbench.reporting.render import render_tables
 
 HEADER = ["Benchmark", "Task", "Figure", "Value", "95% CI", "n of N", "Chance"]
 

@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from refbench import __version__
 from refbench.core.errors import UsageError
 from refbench.core.table import Table
+from refbench.core.version import __version__
 
 __all__ = ["FORMATS", "Table", "aligned_text", "render_tables"]
 
