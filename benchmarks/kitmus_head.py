@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from recorded import record, save_gz  # benchmarks/ on path
+from recorded import kitmus_test_gold, record, save_gz  # benchmarks/ on path
 from refbench.core.device import set_threads
 from refbench.models.encoder_head import FeatureCache, instance_texts, tensorise
 from refbench.models.selection import refuse_test_selection
@@ -155,17 +155,14 @@ def weights(out: Path) -> dict[str, Any]:
 
 
 def record_run(args: argparse.Namespace, result: dict[str, Any]) -> str:
-    where = f"{args.variant}/subtask_{args.entities}_ents/test.jsonl"
     files = {"pred": save_gz(args.out.resolve() / "test" / "predictions.jsonl", args.record,
                              "test.predictions.jsonl.gz")}
-    entry = {"task": "kitmus", "gold": f"kitmus-suite/{where}", **files,
+    entry = {"task": "kitmus", **kitmus_test_gold(args.variant, args.entities), **files,
              "model": "encoder-head (frozen MiniLM-L6 sentence vectors, two-hop head, "
                       f"interaction rank {args.rank}), epoch {result['best_epoch']} of "
                       f"{result['epochs_done']} selected on validation",
              "selected_on": result["selected_on"], "selected_epoch": result["best_epoch"],
              "epochs": result["epochs_done"],
-             "generated": {"variants": args.variant, "entities": str(args.entities),
-                           "splits": "test", "formats": "jsonl"},
              "expected": {"pronoun_accuracy": result["test_accuracy"]}}
     record(args.record, entry)
     return f"benchmarks/results/{args.record}"

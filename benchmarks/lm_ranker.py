@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from cross_encoder_knowref import answer_shares, balanced, gold0_share  # benchmarks/ on path
-from recorded import record, save_gz
+from recorded import kitmus_test_gold, record, save_gz
 from refbench.core.device import set_threads
 from refbench.core.io import load_json_list, write_text_atomic
 from refbench.core.types import ChoiceInstance
@@ -288,11 +288,8 @@ def record_run(args: argparse.Namespace, out: Path, result: dict[str, Any]) -> s
                               "switched_accuracy": result["switched_accuracy"],
                               "consistency": result["consistency"]}}
     else:
-        where = f"{args.variant}/subtask_{args.entities}_ents/test.jsonl"
-        entry = {"task": "kitmus", "gold": f"kitmus-suite/{where}", **files, "model": model,
-                 **trained,
-                 "generated": {"variants": args.variant, "entities": str(args.entities),
-                               "splits": "test", "formats": "jsonl"},
+        entry = {"task": "kitmus", **kitmus_test_gold(args.variant, args.entities), **files,
+                 "model": model, **trained,
                  **({"gold_first": args.test_limit} if args.test_limit else {}),
                  "expected": {"pronoun_accuracy": result["test_accuracy"]}}
     record(args.record, entry)

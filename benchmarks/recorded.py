@@ -58,3 +58,11 @@ def record(name: str, entry: dict[str, Any]) -> None:
         manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
         manifest[name] = {**entry, "made_by": command_line(sys.argv)}
         write_text_atomic(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def kitmus_test_gold(variant: str, entities: int) -> dict[str, Any]:
+    """The manifest fields of a KITMUS test split that the re-scoring test regenerates (the
+    default suite's settings, one variant and entity count, test split, JSONL only)."""
+    return {"gold": f"kitmus-suite/{variant}/subtask_{entities}_ents/test.jsonl",
+            "generated": {"variants": variant, "entities": str(entities), "splits": "test",
+                          "formats": "jsonl"}}

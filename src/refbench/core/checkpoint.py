@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
+from refbench.core.errors import OutputError, RefbenchError
 
 
 def load_safe(path: str | Path, *, what: str = "checkpoint") -> Any:
@@ -79,3 +79,14 @@ def require_checkpoint(path: Path, *, resume: bool) -> bool:
         raise RefbenchError("--resume given, but there is no checkpoint to resume from",
                             path=path)
     return resume
+
+
+def resume_state(path: Path, *, resume: bool, out: Path, what: str) -> Any:
+    """The saved training state at ``path`` to continue from (``resume``), or None to start
+    afresh; a folder that already holds a checkpoint is never trained over without ``resume``."""
+    if require_checkpoint(path, resume=resume):
+        return load_safe(path, what=what)
+    if path.is_file():
+        raise OutputError("already holds a training checkpoint; pass --resume to continue it "
+                          "or choose another folder", path=out)
+    return None

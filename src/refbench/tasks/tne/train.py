@@ -24,8 +24,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from refbench.core.checkpoint import load_safe, require_checkpoint
-from refbench.core.errors import OutputError, RefbenchError, UsageError
+from refbench.core.checkpoint import resume_state
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import torch_save_atomic, write_text_atomic
 from refbench.tasks.tne.model import HEADS, TneModel
 from refbench.tasks.tne.read import PREP_ID, NPDocument
@@ -98,13 +98,7 @@ def train_tne(train: Sequence[NPDocument], dev: Sequence[NPDocument], out: Path,
         raise RefbenchError("no labelled training documents with two or more NPs")
     out = Path(out)
     ckpt = out / "checkpoint.pt"
-    if require_checkpoint(ckpt, resume=resume):
-        saved = load_safe(ckpt, what="TNE training checkpoint")
-    elif ckpt.is_file():
-        raise OutputError("already holds a training checkpoint; pass --resume to continue it "
-                          "or choose another folder", path=out)
-    else:
-        saved = None
+    saved = resume_state(ckpt, resume=resume, out=out, what="TNE training checkpoint")
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     model = TneModel(None, head=head, seed=seed, encoder=encoder, device=device)
