@@ -145,9 +145,9 @@ def test_run_page_browses_its_own_subtask(client: Any, app: Any) -> None:
     first = int(re.search(r'href="/data/[^/"]+/(\d+)\?', listing).group(1))  # type: ignore[union-attr]
     inst = text(client.get(f"/data/{k}/{first}" + link[link.index("?"):]))
     assert f"<strong>1</strong> of {n_file} selected" in inst
-    assert f"(instance {first} of {total})" in inst
+    assert f"(instance {first + 1} of {total})" in inst  # n counts from 0, the page from 1
     plain = text(client.get(f"/data/{k}/{first}"))
-    assert f"instance {first} of {total}</span>" in plain
+    assert f"instance {first + 1} of {total}</span>" in plain
 
 
 def test_suite_leaderboard_columns_are_cut_into_blocks(client: Any) -> None:

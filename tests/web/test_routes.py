@@ -128,9 +128,10 @@ def test_bad_input_is_a_page_not_a_traceback(client: Any, app: Any) -> None:
 
 def test_jump_and_stable_id_urls(client: Any, app: Any) -> None:
     k = key(app, "kitmus", suite=True)
-    resp = client.get(f"/data/{k}/jump?i=12&f.split=test")
+    resp = client.get(f"/data/{k}/jump?i=12&f.split=test")  # the 12th instance: n=11
     assert resp.status_code == 302
-    assert resp.headers["Location"].endswith(f"/data/{k}/12?f.split=test")
+    assert resp.headers["Location"].endswith(f"/data/{k}/11?f.split=test")
+    assert client.get(f"/data/{k}/jump?i=0").status_code == 400
     resp = client.get(f"/data/{k}/id/kitmus/background-pretrain/subtask_2_ents/test:1")
     assert resp.status_code == 302 and f"/data/{k}/11" in resp.headers["Location"]
     # the CoNLL view's id (with its view segment) finds the same instance

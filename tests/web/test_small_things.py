@@ -76,3 +76,25 @@ def test_a_stemmed_search_says_which_forms_it_matched(client: Any, app: Any) -> 
             {"snippet": [("Nurses", True)]}]
     assert stemmed_forms(rows, "nurses") == ["nurses", "nursed"]  # the typed form first
     assert stemmed_forms(rows[1:], "nurses") == []  # only what was typed: nothing to say
+
+
+def test_the_15th_instance_says_instance_15(tmp_path: Path) -> None:
+    """"instance 14 of 20" on the 15th instance: the page counts from 1 (its URL's n from 0),
+    and so do the list's "#" column and the "go to" box."""
+    import json
+
+    data = tmp_path / "wsc-20.jsonl"
+    data.write_text("".join(json.dumps({
+        "qID": f"q{k}", "sentence": f"Anna thanked Beth {k} times because _ was kind.",
+        "option1": "Anna", "option2": "Beth", "answer": "2"}) + "\n" for k in range(20)))
+    app = _app([data], tmp_path, [])
+    client = app.test_client()
+    (ds,) = app.config["CATALOG"].datasets.values()
+    page = text(client, f"/data/{ds.key}/14")
+    assert "instance 15 of 20" in page and "instance 14 of 20" not in page
+    assert 'min="1" max="20" value="15"' in page
+    assert client.get(f"/data/{ds.key}/jump?i=15").headers["Location"].endswith(
+        f"/data/{ds.key}/14")
+    assert client.get(f"/data/{ds.key}/jump?i=21").status_code == 400
+    listing = text(client, f"/data/{ds.key}")
+    assert re.search(rf'href="/data/{ds.key}/14[^"]*">15</a>', listing)

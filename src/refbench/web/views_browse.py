@@ -100,7 +100,8 @@ def jump(key: str) -> Response:
         total = idx.count(db)
     if total == 0:
         abort(404, description="This dataset has no instances.")
-    n = int_arg("i", 0, low=0, high=total - 1)
+    # "go to" counts from 1 as the page's "instance 15 of 20" does; the URL's n from 0
+    n = int_arg("i", 1, low=1, high=total) - 1
     return redirect(url_for("browse.instance", key=key, n=n) + _query(exclude="i"))
 
 
