@@ -43,6 +43,21 @@ def needs_shared(path: Path) -> pytest.MarkDecorator:
     return pytest.mark.skipif(not path.exists(), reason=f"{path} not present")
 
 
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str | Path | int) -> dict[str, Any]:
+    """The JSON object a ``--json`` command prints last, the command run in this process
+    (``run_guarded``, as ``refbench`` runs it); the command must succeed."""
+    import json
+
+    from refbench.cli import app
+    from refbench.core.commands import run_guarded
+
+    code = run_guarded(app, [str(a) for a in args])
+    got = capsys.readouterr()
+    assert code == 0, got.err
+    result: dict[str, Any] = json.loads(got.out.strip().splitlines()[-1])
+    return result
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     return subprocess.run(

@@ -21,6 +21,7 @@ from refbench.core.commands import run_guarded
 from refbench.export.lm_eval import export_lm_eval
 from refbench.models.lm_eval_docs import folder_tasks
 from refbench.runs.store import Store
+from tests.conftest import cli_json
 from tests.models.lm_eval_fake import STAMP, fake_run
 
 WINOGENDER = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "winogender"
@@ -28,14 +29,6 @@ WINOGENDER = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "w
 RUN_KEYS = {"model", "system", "model_fingerprint", "created", "out_dir", "predictions",
             "provenance", "lm_eval", "run_id", "n_cached", "uncached_batches", "store",
             "run_ids", "systems", "reader_options"}
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> dict[str, Any]:
-    code = run_guarded(app, [str(a) for a in args])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    result: dict[str, Any] = json.loads(captured.out.strip().splitlines()[-1])
-    return result
 
 
 def _files(folder: Path) -> list[str]:
@@ -73,9 +66,9 @@ def test_lm_eval_group_run_imports_as_the_native_suite_run(
     lm = json.loads(next((tmp_path / "lm").rglob("results_*.json")).read_text())
     assert len(samples) == len(exported["tasks"]) == 4
     store = tmp_path / "store.sqlite"
-    imported = _cli(capsys, "results", "import-lm-eval", *samples, "--data", GOLDEN, "--out",
+    imported = cli_json(capsys, "results", "import-lm-eval", *samples, "--data", GOLDEN, "--out",
                     tmp_path / "imp", "--store", store, "--json")
-    native = _cli(capsys, "run", "--model", "llm-loglik", "--data", GOLDEN, "--out",
+    native = cli_json(capsys, "run", "--model", "llm-loglik", "--data", GOLDEN, "--out",
                   tmp_path / "native", "--store", store, "--json", "--quiet")
     _, subtasks, _ = folder_tasks(GOLDEN, "test")
     for sub in subtasks:
@@ -93,7 +86,7 @@ def test_lm_eval_group_run_imports_as_the_native_suite_run(
     assert _same(imported) == _same(native)
     assert imported["systems"] == ["lm-eval:hf"] and imported["lm_eval"]["missing"] == []
     assert json.loads((tmp_path / "imp" / "suite-results.json").read_text()) == imported
-    evaluated = _cli(capsys, "evaluate", "--task", "kitmus", "--gold", GOLDEN, "--pred",
+    evaluated = cli_json(capsys, "evaluate", "--task", "kitmus", "--gold", GOLDEN, "--pred",
                      tmp_path / "imp", "--json", "--bootstrap", "0")
     assert [c["pronoun_accuracy"] for c in evaluated["cells"]] == \
         [c["pronoun_accuracy"] for c in imported["cells"]]
@@ -111,7 +104,7 @@ def test_winogender_release_folder_round_trip(tmp_path: Path,
     if not (WINOGENDER / "all_sentences.tsv").is_file():
         pytest.skip("../shared/data/winogender is absent")
     exported = export_lm_eval(WINOGENDER, tmp_path / "tasks")
-    native = _cli(capsys, "run", "--model", "nearest", "--data", WINOGENDER, "--out",
+    native = cli_json(capsys, "run", "--model", "nearest", "--data", WINOGENDER, "--out",
                   tmp_path / "native", "--no-store", "--json", "--quiet")
     assert native["n"] == 720
     scores = {p["id"]: p["scores"] for preds in _predictions(tmp_path / "native").values()
@@ -119,7 +112,7 @@ def test_winogender_release_folder_round_trip(tmp_path: Path,
     samples = fake_run(tmp_path / "tasks", tmp_path / "lm",
                        scores=lambda task, k, doc: scores[doc["id"]])
     assert [p.name for p in samples] == [f"samples_{exported['tasks'][0]}_{STAMP}.jsonl"]
-    imported = _cli(capsys, "results", "import-lm-eval", *samples, "--data", WINOGENDER,
+    imported = cli_json(capsys, "results", "import-lm-eval", *samples, "--data", WINOGENDER,
                     "--out", tmp_path / "imp", "--no-store", "--json")
     lm = json.loads((tmp_path / "lm" / f"results_{STAMP}.json").read_text())
     assert imported["accuracy"] == native["accuracy"] == pytest.approx(
@@ -129,7 +122,7 @@ def test_winogender_release_folder_round_trip(tmp_path: Path,
     extras = frozenset({"accuracy_norm", "lm_eval_task_hash"})
     assert _same(imported, extras) == _same(native)
     assert imported["winogender"] == native["winogender"]
-    evaluated = _cli(capsys, "evaluate", "--task", "winogender", "--gold", WINOGENDER,
+    evaluated = cli_json(capsys, "evaluate", "--task", "winogender", "--gold", WINOGENDER,
                      "--pred", tmp_path / "imp" / "all_sentences", "--json", "--bootstrap", "0")
     assert evaluated["accuracy"] == imported["accuracy"] and evaluated["n"] == 720
 
@@ -148,14 +141,14 @@ def test_allow_missing_and_renamed_samples(tmp_path: Path,
     missing = samples[0].name.removeprefix("samples_").removesuffix(f"_{STAMP}.jsonl")
     assert f"no samples file for 1 of the 4 subtasks of {GOLDEN}: {missing};" in err
     assert "--allow-missing" in err and not (tmp_path / "imp").exists()
-    result = _cli(capsys, *args, "--allow-missing", "--json")
+    result = cli_json(capsys, *args, "--allow-missing", "--json")
     assert result["lm_eval"]["missing"] == [missing] and len(result["cells"]) == 3
-    evaluated = _cli(capsys, "evaluate", "--task", "kitmus", "--gold", GOLDEN, "--pred",
+    evaluated = cli_json(capsys, "evaluate", "--task", "kitmus", "--gold", GOLDEN, "--pred",
                      tmp_path / "imp", "--json", "--bootstrap", "0", "--allow-missing")
     assert len(evaluated["cells"]) == 3
     renamed = samples[0].with_name("first-subtask.jsonl")
     samples[0].rename(renamed)
-    result = _cli(capsys, "results", "import-lm-eval", renamed, *samples[1:], "--data", GOLDEN,
+    result = cli_json(capsys, "results", "import-lm-eval", renamed, *samples[1:], "--data", GOLDEN,
                   "--out", tmp_path / "imp2", "--no-store", "--json")
     assert len(result["cells"]) == 4
     metrics = json.loads(next((tmp_path / "imp2").rglob("metrics.json")).read_text())
