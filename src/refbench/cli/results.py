@@ -58,7 +58,7 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
         path = st.path
         for r in rows:  # a partial run says how much of its data it covers, and why
             full = st.get(r["run_id"])
-            r["model_fingerprint"] = full.get("model_fingerprint")
+            r["model_fingerprint"] = full["model_fingerprint"]  # get() reads every column
             cov = coverage_of(full["metrics"])
             if cov.is_partial:
                 r["data_coverage"] = {"n": cov.n, "of": cov.of, "by": ", ".join(cov.by)}

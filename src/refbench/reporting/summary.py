@@ -6,10 +6,13 @@ headline figure and 95% interval, n of N, and the chance level. ``refbench run``
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refbench.core.table import Table, metric_label
 from refbench.reporting.render import render_tables
+
+if TYPE_CHECKING:
+    from refbench.runs.multi import Summary
 
 HEADER = ["Benchmark", "Task", "Figure", "Value", "95% CI", "n of N", "Chance"]
 
@@ -18,7 +21,7 @@ def _number(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, int | float) else "-"
 
 
-def summary_table(summary: dict[str, Any]) -> Table:
+def summary_table(summary: Summary) -> Table:
     """The summary as a :class:`~refbench.core.table.Table` (and its tidy records)."""
     rows: list[list[str]] = []
     tidy: list[dict[str, Any]] = []
@@ -41,7 +44,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
                  rows=rows, notes=notes, tidy=tidy, label="tab:refbench-summary")
 
 
-def summary_text(summary: dict[str, Any], fmt: str = "md", *, standalone: bool = False) -> str:
+def summary_text(summary: Summary, fmt: str = "md", *, standalone: bool = False) -> str:
     """The summary rendered as ``fmt`` (``md``, ``latex``, ``html``, ``csv``)."""
     return render_tables([summary_table(summary)], fmt, standalone=standalone)
 

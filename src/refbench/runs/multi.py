@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
@@ -27,6 +27,45 @@ from refbench.tasks.base import Task
 
 SUMMARY = "summary.json"
 FORMAT = "refbench.summary.v1"
+
+
+class SummaryRow(TypedDict, total=False):
+    """A benchmark's row of ``summary.json``: its headline figure (``metric``, ``value``,
+    ``ci95``), n of N (``n``, ``of``), the chance level, and where its run went."""
+
+    benchmark: str
+    folder: str
+    task: str | None
+    data: str
+    split: str | None
+    metric: str | None
+    value: float | None
+    ci95: list[float] | None
+    n: int
+    of: int | None
+    chance: float | None
+    out_dir: str
+    run_id: int | None
+    run_ids: list[int] | None
+
+
+class Skipped(TypedDict):
+    """A benchmark ``--data all`` passed over, with its one-line reason."""
+
+    benchmark: str
+    reason: str
+
+
+class Summary(TypedDict, total=False):
+    """``summary.json`` of a several-benchmark run (format :data:`FORMAT`)."""
+
+    format: str
+    model: str
+    system: str
+    limit: int | None
+    out_dir: str
+    rows: list[SummaryRow]
+    skipped: list[Skipped]
 
 
 @dataclass(frozen=True)
@@ -80,15 +119,15 @@ def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Pat
                    progress: bool = True, on_invalid: InvalidInstances | None = None,
                    engine: Engine | None = None,
                    skip: Callable[[Benchmark, RefbenchError], bool] | None = None
-                   ) -> dict[str, Any]:
+                   ) -> Summary:
     """Run every benchmark into ``out/<folder>/`` and write ``out/summary.json``; returns the
     summary (``rows``; ``skipped``: what ``skip`` let pass, each with its one-line reason).
     ``skip(bench, error)``: whether an error of that benchmark is skipped (``--data all``
     skips what the model cannot run) rather than raised."""
     if not benches:
         raise UsageError("no benchmarks to run")
-    rows: list[dict[str, Any]] = []
-    skipped: list[dict[str, str]] = []
+    rows: list[SummaryRow] = []
+    skipped: list[Skipped] = []
     for bench in benches:
         try:
             result = run_one(settings, bench.path, out / bench.folder, task=task, store=store,
@@ -99,14 +138,14 @@ def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Pat
             skipped.append({"benchmark": bench.name, "reason": exc.render()})
             continue
         rows.append(summary_row(bench, result, out / bench.folder))
-    summary = {"format": FORMAT, "model": settings.model, "system": settings.name,
+    summary: Summary = {"format": FORMAT, "model": settings.model, "system": settings.name,
                "limit": settings.limit, "out_dir": str(out), "rows": rows, "skipped": skipped}
     write_text_atomic(out / SUMMARY, json.dumps(finite(summary), indent=2, ensure_ascii=False,
                                                 allow_nan=False) + "\n")
     return summary
 
 
-def summary_row(bench: Benchmark, result: dict[str, Any], out: Path) -> dict[str, Any]:
+def summary_row(bench: Benchmark, result: dict[str, Any], out: Path) -> SummaryRow:
     """A benchmark's row of the summary, from its run (or folder run) result and the
     predictions under ``out``."""
     from refbench.tasks.lookup import find_task
@@ -191,8 +230,10 @@ def _folder_coverage(out: Path) -> tuple[int, int | None]:
                                        if all(o is not None for o in ofs) else None)
 
 
-def read_summary(path: Path) -> dict[str, Any] | None:
-    """The summary of a several-benchmark run folder (``path/summary.json``), or None."""
+def read_summary(path: Path) -> Summary | None:
+    """The summary of a several-benchmark run folder (``path/summary.json``), or None (its
+    fields are read as they are: :func:`refbench.reporting.summary.summary_table` takes
+    each with ``get``)."""
     file = path / SUMMARY if path.is_dir() else path
     if not file.is_file():
         return None
@@ -203,4 +244,4 @@ def read_summary(path: Path) -> dict[str, Any] | None:
                             path=file) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None
-    return data
+    return cast(Summary, data)

@@ -32,6 +32,7 @@ from refbench.core.result import (
 from refbench.core.result import data_sha256 as data_sha256  # the one answer, kept importable
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
+from refbench.runs.shards import ShardPlace
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.scoring import score_choices
@@ -80,7 +81,7 @@ class FinishedRun:
     #: The malformed instances the run skipped (``--skip-invalid``), None when it skips none.
     skipped: InvalidInstances | None = None
     #: A shard's place in the data (index, count, start, stop, n_total).
-    shard: dict[str, Any] | None = None
+    shard: ShardPlace | None = None
     #: Each prediction carries lm-eval's doc/prompt/target hashes.
     lm_eval_hashes: bool = False
     #: How many instances the data file holds (before ``--limit`` and shards).
@@ -88,7 +89,7 @@ class FinishedRun:
 
 
 def run_coverage(n: int, *, n_in_data: int | None, limit: int | None,
-                 shard: dict[str, Any] | None = None, lm_eval_limit: bool = False) -> Coverage:
+                 shard: ShardPlace | None = None, lm_eval_limit: bool = False) -> Coverage:
     """How much of its data a run covers: ``n`` instances of the ``n_in_data`` its file holds,
     and why fewer (``--limit``, a shard, lm-eval's ``--limit``)."""
     by: list[str] = []

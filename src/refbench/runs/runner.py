@@ -28,7 +28,7 @@ from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
 from refbench.runs.record import FinishedRun, RunSettings, finish_run
-from refbench.runs.shards import shard_range
+from refbench.runs.shards import ShardPlace, shard_place
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
@@ -138,12 +138,10 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
         raise RefbenchError("no instances to run on", path=data)
     model = model or build_model(s.model, s.model_options)
     model.prepare(data, task)
-    shard_info: dict[str, Any] | None = None
+    shard_info: ShardPlace | None = None
     if s.shard is not None:
-        start, stop = shard_range(len(instances), model.batch_size, *s.shard)
-        shard_info = {"index": s.shard[0], "count": s.shard[1], "start": start, "stop": stop,
-                      "n_total": len(instances)}
-        instances = instances[start:stop]
+        shard_info = shard_place(len(instances), model.batch_size, *s.shard)
+        instances = instances[shard_info["start"]:shard_info["stop"]]
     state = RunState()
     outputs, n_cached = predict_all(model, instances, store, progress=progress,
                                     desc=f"{s.model} on {data.name}", state=state,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import read_jsonl
@@ -23,6 +23,18 @@ from refbench.core.records import Record, Where, check_int, check_number
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
 from refbench.runs.store import Store
+
+
+class ShardPlace(TypedDict):
+    """A shard's place in its run's instances, as ``metrics.json`` records it (``shard``):
+    the ``index``-th of ``count`` shards, instances [``start``, ``stop``) of ``n_total``."""
+
+    index: int
+    count: int
+    start: int
+    stop: int
+    n_total: int
+
 
 # What every shard of one run must agree on.
 SAME = ("model", "system", "model_fingerprint", "task", "data", "limit", "reader_options")
@@ -57,6 +69,12 @@ def parse_shard(text: str | None, env: Mapping[str, str] | None = None
     if not 1 <= index <= count:
         raise UsageError(f"--shard {text}: expected I/N with 1 <= I <= N (e.g. 2/3), or slurm")
     return index, count
+
+
+def shard_place(n: int, batch_size: int, index: int, count: int) -> ShardPlace:
+    """Shard ``index`` of ``count`` over ``n`` instances (:func:`shard_range`)."""
+    start, stop = shard_range(n, batch_size, index, count)
+    return {"index": index, "count": count, "start": start, "stop": stop, "n_total": n}
 
 
 def shard_range(n: int, batch_size: int, index: int, count: int) -> tuple[int, int]:

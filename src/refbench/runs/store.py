@@ -45,7 +45,7 @@ from refbench.core.store_paths import (
     legacy_store_path,
     store_origin,
 )
-from refbench.runs.store_rows import typed_row
+from refbench.runs.store_rows import RunRow, typed_row
 from refbench.runs.store_schema import (
     APPLICATION_ID,
     LIST_COLUMNS,
@@ -295,7 +295,7 @@ class Store:
         return out
 
     def runs(self, *, limit: int | None = 50, task: str | None = None,
-             tag: str | None = None, ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+             tag: str | None = None, ids: Sequence[int] | None = None) -> list[RunRow]:
         """Recorded runs, newest first (``limit=None``: all)."""
         where: list[str] = []
         args: list[Any] = []
@@ -317,24 +317,23 @@ class Store:
             sql += " ORDER BY run_id DESC"
             if limit is not None:
                 sql += f" LIMIT {int(limit)}"
-            rows = [dict(zip(LIST_COLUMNS, r, strict=True))
+            rows = [typed_row(dict(zip(LIST_COLUMNS, r, strict=True)), self.path)
                     for r in self.db.execute(sql, args)]
             tags = self._tags([r["run_id"] for r in rows])
         for r in rows:
-            typed_row(r, self.path)
             r["tags"] = tags.get(r["run_id"], [])
         return rows
 
-    def get(self, run_id: int) -> dict[str, Any]:
+    def get(self, run_id: int) -> RunRow:
         with self._guard():
             row = self.db.execute(f"SELECT {self._select(ROW_COLUMNS)} FROM runs "
                                   "WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no run {run_id} in the results store", path=self.path,
                                  kind="no-run")
-            out = dict(zip(ROW_COLUMNS, row, strict=True))
+            out = typed_row(dict(zip(ROW_COLUMNS, row, strict=True)), self.path)
             out["tags"] = self._tags([run_id]).get(run_id, [])
-        return typed_row(out, self.path)  # every column typed, metrics parsed
+        return out  # every column typed, metrics parsed
 
     def remove(self, run_ids: Sequence[int]) -> None:
         """Forget runs (their output folders and the prediction cache stay)."""

@@ -6,10 +6,42 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict, cast
 
 from refbench.core.inputs import json_type
 from refbench.runs.store_schema import StoreError
+
+
+class CoverageNote(TypedDict):
+    """A partial result's coverage as ``metrics.json`` and ``results ls --json`` write it:
+    ``n`` of ``of`` instances, ``by`` the reasons joined (``--limit, shard``)."""
+
+    n: int
+    of: int | None
+    by: str
+
+
+class RunRow(TypedDict, total=False):
+    """One run of the results store, every column typed (:func:`typed_row`): ``runs()`` gives
+    the listing's columns, ``get()`` every column and ``metrics`` (the run's ``metrics.json``,
+    a serialised :class:`~refbench.core.result.Result`: ``Result.from_json`` reads it)."""
+
+    run_id: Required[int]
+    created: str
+    model: str
+    system: str | None
+    model_fingerprint: str
+    task: str
+    data: str
+    data_sha256: str | None
+    split: str | None
+    n: int
+    accuracy: float | None
+    metrics: dict[str, Any]
+    out_dir: str | None
+    tags: list[str]
+    #: ``results ls`` adds a partial run's coverage.
+    data_coverage: CoverageNote
 
 _TEXT = ("created", "model", "model_fingerprint", "task", "data")
 _OPTIONAL_TEXT = ("system", "data_sha256", "split", "out_dir")
@@ -22,7 +54,7 @@ def _damaged(path: Path, run_id: Any, column: str, expected: str, value: Any) ->
                       "record the run again)", path=path, kind="damaged")
 
 
-def typed_row(row: dict[str, Any], path: Path) -> dict[str, Any]:
+def typed_row(row: dict[str, object], path: Path) -> RunRow:
     """``row`` (columns by name, as SQLite gave them) checked, with ``metrics`` parsed when
     it is there; a column of the wrong type is a :class:`StoreError`."""
     rid = row.get("run_id")
@@ -34,9 +66,9 @@ def typed_row(row: dict[str, Any], path: Path) -> dict[str, Any]:
     for col in _OPTIONAL_TEXT:
         if col in row and row[col] is not None and not isinstance(row[col], str):
             raise _damaged(path, rid, col, "text or NULL", row[col])
-    if "n" in row and (not isinstance(row["n"], int) or isinstance(row["n"], bool)
-                       or row["n"] < 0):
-        raise _damaged(path, rid, "n", "a count (an integer 0 or more)", row["n"])
+    n = row.get("n", 0)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise _damaged(path, rid, "n", "a count (an integer 0 or more)", n)
     acc = row.get("accuracy")
     if acc is not None and (not isinstance(acc, int | float) or isinstance(acc, bool)):
         raise _damaged(path, rid, "accuracy", "a number or NULL", acc)
@@ -52,4 +84,4 @@ def typed_row(row: dict[str, Any], path: Path) -> dict[str, Any]:
         if not isinstance(metrics, dict):
             raise _damaged(path, rid, "metrics", "a JSON object", metrics)
         row["metrics"] = metrics
-    return row
+    return cast(RunRow, row)
