@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from refbench.core.errors import RefbenchError
+from refbench.models.base import ModelOutput
 from refbench.runs.runner import run_model
 from refbench.runs.store import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
 from tests.conftest import run_cli
@@ -139,8 +140,8 @@ def test_version_1_store_is_read_then_migrated(tmp_path: Path) -> None:
 
 def _store_with_predictions(path: Path) -> None:
     with Store(path) as st:
-        st.save_predictions("fp", [(f"h{i}", {"answer": 0, "scores": [1.0, 0.0],
-                                               "pad": "x" * 300}) for i in range(400)])
+        st.save_predictions("fp", [(f"h{i}", ModelOutput(0, (1.0, 0.0), (), {"pad": "x" * 300}))
+                                   for i in range(400)])
 
 
 def test_damaged_store(tmp_path: Path) -> None:

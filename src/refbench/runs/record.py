@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from refbench.core.errors import E_OUTPUT, RefbenchError
 from refbench.core.invalid import InvalidInstances
@@ -32,10 +32,20 @@ from refbench.core.result import (
 from refbench.core.result import data_sha256 as data_sha256  # the one answer, kept importable
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
-from refbench.runs.shards import ShardPlace
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.scoring import score_choices
+
+
+class ShardPlace(TypedDict):
+    """A shard's place in its run's instances, as ``metrics.json`` records it (``shard``):
+    the ``index``-th of ``count`` shards, instances [``start``, ``stop``) of ``n_total``."""
+
+    index: int
+    count: int
+    start: int
+    stop: int
+    n_total: int
 
 
 @dataclass(frozen=True)

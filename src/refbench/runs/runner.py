@@ -27,8 +27,8 @@ from refbench.core.io import finite, write_text_atomic
 from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
-from refbench.runs.record import FinishedRun, RunSettings, finish_run
-from refbench.runs.shards import ShardPlace, shard_place
+from refbench.runs.record import FinishedRun, RunSettings, ShardPlace, finish_run
+from refbench.runs.shards import shard_place
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
@@ -79,7 +79,7 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     fp = model.fingerprint()
     hashes = [inst.fingerprint() for inst in instances]
     cached = store.cached(fp, hashes) if store else {}
-    outputs: dict[str, ModelOutput] = {h: ModelOutput.from_json(o) for h, o in cached.items()}
+    outputs: dict[str, ModelOutput] = dict(cached)
     # Chunks sit at fixed positions of the whole list and are predicted whole unless every
     # instance in them is cached: a resumed run gives batched models exactly the batches an
     # uninterrupted run gives them, so its scores are byte-identical (padding and batch
@@ -97,7 +97,7 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
                 outputs[h] = res
             if store:
                 try:
-                    store.save_predictions(fp, [(h, res.to_json()) for (h, _), res in
+                    store.save_predictions(fp, [(h, res) for (h, _), res in
                                                 zip(chunk, results, strict=True)])
                 except StoreError as exc:
                     if exc.kind != "locked":

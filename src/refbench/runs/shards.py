@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.inputs import read_jsonl
@@ -22,19 +22,8 @@ from refbench.core.invalid import InvalidInstances
 from refbench.core.records import Record, Where, check_int, check_number
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
+from refbench.runs.record import ShardPlace
 from refbench.runs.store import Store
-
-
-class ShardPlace(TypedDict):
-    """A shard's place in its run's instances, as ``metrics.json`` records it (``shard``):
-    the ``index``-th of ``count`` shards, instances [``start``, ``stop``) of ``n_total``."""
-
-    index: int
-    count: int
-    start: int
-    stop: int
-    n_total: int
-
 
 # What every shard of one run must agree on.
 SAME = ("model", "system", "model_fingerprint", "task", "data", "limit", "reader_options")

@@ -36,7 +36,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refbench.core.errors import E_OUTPUT
 from refbench.core.store_paths import (
@@ -59,6 +59,9 @@ from refbench.runs.store_schema import (
     translate_error,
     writable,
 )
+
+if TYPE_CHECKING:
+    from refbench.models.base import ModelOutput
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoreError", "default_store_path",
            "find_store", "legacy_store_path"]
@@ -235,8 +238,12 @@ class Store:
         self.close()
 
     # --- prediction cache ------------------------------------------------------------------
-    def cached(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
+    def cached(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, ModelOutput]:
+        """The cached outputs of the model ``fingerprint`` for the instances ``hashes`` (by
+        instance hash; those not cached are left out)."""
+        from refbench.models.base import ModelOutput
+
+        out: dict[str, ModelOutput] = {}
         with self._guard():
             for i in range(0, len(hashes), 500):
                 chunk = list(hashes[i:i + 500])
@@ -245,12 +252,13 @@ class Store:
                         f"SELECT instance_hash, output FROM predictions WHERE "
                         f"model_fingerprint = ? AND instance_hash IN ({marks})",
                         [fingerprint, *chunk]):
-                    out[h] = json.loads(output)
+                    out[h] = ModelOutput.from_json(json.loads(output))
         return out
 
-    def save_predictions(self, fingerprint: str, items: Iterable[tuple[str, dict[str, Any]]]
+    def save_predictions(self, fingerprint: str, items: Iterable[tuple[str, ModelOutput]]
                          ) -> None:
-        rows = [(fingerprint, h, json.dumps(o, ensure_ascii=False)) for h, o in items]
+        """Cache the model ``fingerprint``'s outputs, by instance hash."""
+        rows = [(fingerprint, h, json.dumps(o.to_json(), ensure_ascii=False)) for h, o in items]
         with self._write():
             self.db.executemany("INSERT OR REPLACE INTO predictions VALUES (?, ?, ?)", rows)
 
