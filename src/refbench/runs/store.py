@@ -60,8 +60,8 @@ from refbench.runs.store_schema import (
     writable,
 )
 
-if TYPE_CHECKING:
-    from refbench.models.base import ModelOutput
+if TYPE_CHECKING:  # the store is opened without loading the models (results ls, report)
+    import refbench.models.base
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoreError", "default_store_path",
            "find_store", "legacy_store_path"]
@@ -238,7 +238,8 @@ class Store:
         self.close()
 
     # --- prediction cache ------------------------------------------------------------------
-    def cached(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, ModelOutput]:
+    def cached(self, fingerprint: str, hashes: Sequence[str]
+               ) -> dict[str, refbench.models.base.ModelOutput]:
         """The cached outputs of the model ``fingerprint`` for the instances ``hashes`` (by
         instance hash; those not cached are left out)."""
         from refbench.models.base import ModelOutput
@@ -255,8 +256,8 @@ class Store:
                     out[h] = ModelOutput.from_json(json.loads(output))
         return out
 
-    def save_predictions(self, fingerprint: str, items: Iterable[tuple[str, ModelOutput]]
-                         ) -> None:
+    def save_predictions(self, fingerprint: str,
+                         items: Iterable[tuple[str, refbench.models.base.ModelOutput]]) -> None:
         """Cache the model ``fingerprint``'s outputs, by instance hash."""
         rows = [(fingerprint, h, json.dumps(o.to_json(), ensure_ascii=False)) for h, o in items]
         with self._write():
