@@ -11,7 +11,6 @@ from refbench.core.commands import (
     CONTEXT,
     COUNT,
     DATA,
-    OUT_ANY,
     OUT_DIR,
     OUT_FILE,
     PATH,
@@ -47,7 +46,7 @@ STORE_HELP = "Results store (default: $REFBENCH_STORE, else the project's .refbe
         "runs/tne-se  # the figure the baseline printed")))
 @click.argument("name")
 @click.option("--data", type=DATA, required=True, help="TNE documents (any release).")
-@click.option("--out", type=OUT_ANY, required=True,
+@click.option("--out", type=OUT_DIR, required=True,
               help="Run folder (predictions.jsonl, metrics.json); with NAME 'all', a folder "
                    "of one run folder per baseline.")
 @click.option("--leaderboard", is_flag=True,
@@ -70,9 +69,10 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
     set). Surface-expand and the combined rows do not reproduce Table 4 under any reading
     tried: see docs/tne-baselines.md."""
     from refbench.core.errors import UsageError
+    from refbench.core.output_checks import check_output_dir
     from refbench.tasks.tne.baselines import BASELINES, paper_row, with_oracle_prepositions
     from refbench.tasks.tne.read import read_documents
-    from refbench.tasks.tne.run_folder import baseline_spec, check_run_folder, tne_run_metrics
+    from refbench.tasks.tne.run_folder import baseline_spec, tne_run_metrics
 
     names = list(BASELINES) if name == "all" else [name]
     for n in names:
@@ -82,7 +82,7 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
 
     targets = {n: out / n if name == "all" else out for n in names}
     for target in targets.values():
-        check_run_folder(target)
+        check_output_dir(target)  # every run folder writable before any is written
     docs = read_documents(data, progress=True)
     labelled = all(d.relations is not None for d in docs)
     report: dict[str, dict[str, Any]] = {}
@@ -290,7 +290,7 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
         "(refbench tne train --help)")))
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
 @click.option("--data", type=DATA, required=True, help="TNE documents.")
-@click.option("--out", type=OUT_ANY, required=True,
+@click.option("--out", type=OUT_DIR, required=True,
               help="Run folder (predictions.jsonl, metrics.json).")
 @click.option("--leaderboard", is_flag=True,
               help="Also export the predictions in the leaderboard format (leaderboard.jsonl "
@@ -310,14 +310,8 @@ def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: b
     store (as refbench run does), scored when the data is labelled."""
     from refbench.tasks.tne.model import TneModel
     from refbench.tasks.tne.read import read_documents
-    from refbench.tasks.tne.run_folder import (
-        check_run_folder,
-        model_spec,
-        printed_figures,
-        tne_run_metrics,
-    )
+    from refbench.tasks.tne.run_folder import model_spec, printed_figures, tne_run_metrics
 
-    check_run_folder(out)
     docs = read_documents(data)  # the data's problems are named before a model is loaded
     model = TneModel(model_dir, device=device)
     results = model.predict(docs, progress=True)

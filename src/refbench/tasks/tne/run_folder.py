@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError
 from refbench.core.provenance import provenance
 from refbench.core.result import data_sha256
 from refbench.tasks.tne.predictions import TnePrediction, write_predictions
@@ -47,7 +46,7 @@ def model_spec(directory: Path) -> tuple[str, str]:
     return f"tne-model:{directory}", h.hexdigest()[:16]
 
 
-def tne_run_metrics(docs: Sequence[NPDocument], relations: Sequence[Mapping[Pair, str]],
+def tne_run_metrics(docs: Sequence[NPDocument], relations: Sequence[dict[Pair, str]],
                     data: Path, out: Path, *, model: str, fingerprint: str,
                     system: str | None = None, scores: Sequence[Any] | None = None,
                     leaderboard: bool = False, config: Mapping[str, Any] | None = None
@@ -80,18 +79,6 @@ def tne_run_metrics(docs: Sequence[NPDocument], relations: Sequence[Mapping[Pair
         "created": prov["time"], "out_dir": str(out.resolve()),
         "predictions": str(pred_path.resolve()), "provenance": prov})
     return metrics
-
-
-def check_run_folder(out: Path) -> None:
-    """A run folder is written into an empty or new folder, or over an earlier run's."""
-    if out.exists() and not out.is_dir():
-        raise RefbenchError("is a file; --out names a run folder (predictions.jsonl and "
-                            "metrics.json are written in it; the leaderboard format with "
-                            "--leaderboard)", path=out)
-    if out.is_dir() and any(out.iterdir()) and not (out / "metrics.json").is_file() \
-            and not any(out.glob("*/metrics.json")):
-        raise RefbenchError("is a folder holding other files; give a new or empty folder "
-                            "(or an earlier run's)", path=out)
 
 
 def printed_figures(metrics: Mapping[str, Any]) -> str:
