@@ -105,9 +105,9 @@ def compare() -> str:
         return render_template("compare.html", ready=False, **context)
     if ds.task.documents is not None:
         from refbench.web.compare_documents import document_comparison
-        from refbench.web.document_metrics import document_run_metrics
 
-        context["scores"] = {s.sid: document_run_metrics(ds, s.runs[0]) for s in systems}
+        # each system's figures, as its run recorded them (the same Result as every page)
+        context["scores"] = {s.sid: s.runs[0].metrics for s in systems}
         context.update(document_comparison(ds, systems))
         return render_template("compare_documents.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
