@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.core.identity import data_identity
 from refbench.web.datasets import (
     Dataset,
-    content_sha256,
     discover,
     open_dataset,
     suite_root_of,
@@ -75,7 +75,7 @@ class Catalog:
         if run.data is None or self._holder(run) is not None:
             return
         if run.data_sha256 and (not run.data.is_file()
-                                or content_sha256(run.data) != run.data_sha256):
+                                or data_identity(run.data).sha256 != run.data_sha256):
             self.skipped.append((str(run.data), f"run {run.rid}: this file no longer holds "
                                  "the data the run read (its sha256 differs)"))
             return

@@ -97,6 +97,23 @@ class System:
     def task(self) -> str:
         return self.runs[0].task
 
+    @property
+    def identity(self) -> SystemIdentity:
+        """Which system it is (:func:`refbench.core.identity.system_of`, through its runs'
+        Result): every run of a system has this model spec and fingerprint."""
+        return self.runs[0].result.system
+
+    @property
+    def stamp(self) -> str:
+        """Its identity and the state of its predictions files now (each run's size and
+        modification time): what pages and the index cache a system's answers under, so they
+        are read again when a file changes."""
+        h = hashlib.sha256(repr(self.identity.key).encode())
+        for run in self.runs:
+            st = run.predictions.stat()
+            h.update(f"{run.rid}|{run.predictions}|{st.st_size}|{st.st_mtime_ns}|".encode())
+        return h.hexdigest()[:32]
+
 
 def _hash(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:10]

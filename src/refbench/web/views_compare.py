@@ -16,7 +16,7 @@ from refbench.web import index as idx
 from refbench.web.datasets import Dataset
 from refbench.web.matrix import compare_matrix
 from refbench.web.params import catalog, connect, dataset_or_404, int_arg, list_query
-from refbench.web.predictions import correctness_columns, ensure_system, system_signature
+from refbench.web.predictions import correctness_columns, ensure_system
 from refbench.web.query import BadQuery, Lister
 from refbench.web.records import facet_labels
 from refbench.web.runs import System
@@ -141,7 +141,7 @@ def significance() -> str:
     path = str(catalog().index.ensure(ds))
     results: list[dict[str, Any]] = []
     for a, b in combinations(systems, 2):
-        stamp = (system_signature(a), system_signature(b))
+        stamp = (a.stamp, b.stamp)
         results.append({"a": a, "b": b,
                         "r": _paired(path, a.sid, b.sid, stamp, resamples, seed)})
     tested = [item["r"] for item in results]
