@@ -26,7 +26,7 @@ from refbench.tasks.capabilities import CommandServices
 
 @click.group(context_settings=CONTEXT, epilog=examples(
     "refbench tne baseline combined --data ../shared/data/tne/test.jsonl.gz --out "
-    "combined.jsonl"))
+    "runs/tne-combined"))
 def tne() -> None:
     """TNE (Text-based NP Enrichment): baselines and prediction formats."""
 
@@ -152,8 +152,8 @@ def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
 
 @tne.command(context_settings=CONTEXT, epilog=(
     examples(
-        "refbench tne convert se.jsonl board.jsonl --gold "
-        "../shared/data/tne/test.jsonl.gz --to leaderboard  # se.jsonl: refbench tne "
+        "refbench tne convert runs/tne-se/predictions.jsonl board.jsonl --gold "
+        "../shared/data/tne/test.jsonl.gz --to leaderboard  # runs/tne-se: refbench tne "
         "baseline --help",
         "refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl --gold "
         "../shared/data/tne/dev.jsonl.gz --to leaderboard")))
