@@ -31,6 +31,7 @@ from refbench.core.result import (
     names_apart,
 )
 from refbench.runs.store import Store
+from refbench.tasks.capabilities import PLAIN
 from refbench.tasks.lookup import find_task
 from refbench.web.datasets import Dataset
 
@@ -77,6 +78,18 @@ class RunInfo:
     def name(self) -> str:
         """The name the run was given (``run --system``), else its model spec."""
         return self.result.system.name
+
+    @property
+    def headline(self) -> str:
+        """Its accuracy, else (a task scored otherwise, TNE) the task's first leaderboard
+        figure with its label (``0.071 labeled F1``); "" when it has neither."""
+        accuracy = self.result.value("accuracy")
+        if accuracy is not None:
+            return f"{accuracy:.3f}"
+        task = find_task(self.task)
+        key, label = ((task.web if task else None) or PLAIN).leaderboard_columns[0]
+        value = self.result.value(key)
+        return "" if value is None else f"{value:.3f} {label}"
 
     @property
     def is_partial(self) -> bool:
