@@ -114,7 +114,9 @@ def test_train_resume_predict_and_enrich(tmp_path: Path, tiny_encoder: Path) -> 
     for out in ("run-a", "run-b"):
         assert run_guarded(app, ["tne", "predict", "--model", str(whole), "--data", str(data),
                                  "--out", str(tmp_path / out), "--scores", "--store",
-                                 str(tmp_path / "st.sqlite")]) == 0
+                                 str(tmp_path / "st.sqlite"), "--leaderboard"]) == 0
+    board = json.loads((tmp_path / "run-a" / "leaderboard.jsonl").read_text().splitlines()[0])
+    assert "best_prepositions" in board  # the export keeps what UPrep-Acc needs
     a, b = Result.read(tmp_path / "run-a"), Result.read(tmp_path / "run-b")
     assert a.task == "tne" and a.system.key == b.system.key and a.coverage.n == 2
     assert a.system.model.startswith("tne-model:") and a.system.fingerprint

@@ -61,10 +61,11 @@ def tne_run_metrics(docs: Sequence[NPDocument], relations: Sequence[dict[Pair, s
 
     out.mkdir(parents=True, exist_ok=True)
     pred_path = out / PREDICTIONS
-    write_predictions(docs, list(relations), pred_path,
-                      scores=list(scores) if scores is not None else None)
-    if leaderboard:
-        write_predictions(docs, list(relations), out / LEADERBOARD, leaderboard=True)
+    kept = list(scores) if scores is not None else None
+    write_predictions(docs, list(relations), pred_path, scores=kept)
+    if leaderboard:  # the export; with scores, each pair's best preposition (UPrep-Acc)
+        write_predictions(docs, list(relations), out / LEADERBOARD, leaderboard=True,
+                          scores=kept)
     labelled = all(d.relations is not None for d in docs)
     metrics: dict[str, Any] = {"task": TASK.name, "labelled": labelled}
     if labelled:
