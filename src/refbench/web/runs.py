@@ -82,10 +82,11 @@ class RunInfo:
     @property
     def headline(self) -> str:
         """Its accuracy, else (a task scored otherwise, TNE) the task's first leaderboard
-        figure with its label (``0.071 labeled F1``); "" when it has neither."""
+        figure, with its name (``0.512 accuracy``, ``0.071 labeled F1``); "" when it has
+        neither."""
         accuracy = self.result.value("accuracy")
         if accuracy is not None:
-            return f"{accuracy:.3f}"
+            return f"{accuracy:.3f} accuracy"
         task = find_task(self.task)
         key, label = ((task.web if task else None) or PLAIN).leaderboard_columns[0]
         value = self.result.value(key)
