@@ -284,7 +284,7 @@ def test_tne_journey(tmp_path: Path) -> None:
     text = ok("evaluate", "--task", "tne", "--gold", str(data), "--pred",
               str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json"), "--plot",
               str(tmp_path / "c.png"))
-    assert text.startswith("s on ") and "percent" in text
+    assert text.startswith("tne-baseline:surface on ") and "percent" in text  # a run folder
     result = json.loads((tmp_path / "r.json").read_text())
     assert 0.0 <= result["labeled_f1"] <= 1.0 and result["provenance"]["git_hash"] != ""
     md = ok("report", str(tmp_path / "r.json"))

@@ -201,13 +201,22 @@ def same_on_the_web(recorded: dict[str, Any], web: dict[str, Any]) -> None:
 
 
 def documents_on_the_web(ev: dict[str, Any], data: Path, pred: Path) -> None:
-    """A documents task: the web's scores of the prediction file are evaluate's."""
-    from refbench.tasks.lookup import get_task
+    """A documents task: its baseline's run folder (``tne baseline``, recorded in a store) is
+    an ordinary run on the web, whose JSON gives evaluate's figures of the same predictions."""
+    from refbench.cli import app as cli_app
+    from refbench.core.commands import run_guarded
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
 
-    documents = get_task(str(ev["task"])).documents
-    assert documents is not None
-    web = documents.score([data], pred, stamp="test")
-    assert dict(figures(web)) == dict(figures(ev))
+    root = pred.parent
+    code = run_guarded(cli_app, ["tne", "baseline", "combined", "--data", str(data), "--out",
+                                 str(root / "tne-run"), "--store", str(root / "st.sqlite")])
+    assert code == 0
+    app = create_app(ServeConfig(data=[data], store=root / "st.sqlite",
+                                 index_dir=root / "index"))
+    (r,) = app.config["CATALOG"].runs()
+    web = app.test_client().get(f"/runs/{r.rid}.json").get_json()
+    assert {k: v for k, v in figures(web) if k in dict(figures(ev))} == dict(figures(ev))
 
 
 def check(task: str, data: Path, root: Path) -> None:

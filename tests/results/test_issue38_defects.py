@@ -204,8 +204,10 @@ def test_11_report_of_a_tne_predictions_file_says_how_to_score_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     docs = ROOT / "tests" / "fixtures" / "tne" / "docs.jsonl"
     surface = tmp_path / "surface.jsonl"
-    code, _, err = cli(capsys, "tne", "baseline", "surface", "--data", docs, "--out", surface)
+    code, _, err = cli(capsys, "tne", "baseline", "surface", "--data", docs, "--out",
+                       tmp_path / "run")
     assert code == 0, err
+    surface.write_bytes((tmp_path / "run" / "predictions.jsonl").read_bytes())
     code, _, err = cli(capsys, "report", surface)
     assert code == 2 and "invalid JSON" not in err
     assert "predictions file" in err and "refbench evaluate --task" in err

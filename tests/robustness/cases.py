@@ -210,13 +210,13 @@ OUTPUT_SLOTS: list[tuple[str, tuple[str, ...], str, str, bool]] = [
     ("knowref mine --funnel", ("knowref", "mine", "{S}/corpus.txt", "--out", "{T}/c.jsonl",
                                "--funnel", "{out}"), "f.json", "file", False),
     ("tne baseline --out", ("tne", "baseline", "title-first", "--data", "{S}/tne.jsonl",
-                            "--out", "{out}"), "p.jsonl", "file", True),
+                            "--out", "{out}"), "run", "dir", True),
     ("tne baseline all --out", ("tne", "baseline", "all", "--data", "{S}/tne.jsonl", "--out",
                                 "{out}"), "b", "dir", True),
     ("tne convert", ("tne", "convert", "{S}/tne-pred.jsonl", "{out}", "--gold",
                      "{S}/tne.jsonl"), "b.jsonl", "file", True),
     ("tne predict --out", ("tne", "predict", "--model", "{S}/no-model", "--data",
-                           "{S}/tne.jsonl", "--out", "{out}"), "p.jsonl", "file", False),
+                           "{S}/tne.jsonl", "--out", "{out}"), "run", "dir", False),
     ("tne train --out", ("tne", "train", "--data", "{S}/tne.jsonl", "--epochs", "1", "--out",
                          "{out}"), "m", "dir", False),
     ("train --out", ("train", "--data", "{S}/kitmus.jsonl", "--max-steps", "1", "--out",
@@ -843,9 +843,10 @@ def silent_cases() -> list[Case]:
         "run", "--model", "first", "--no-store", "--quiet", "--data", "{T}/run/d.jsonl", "--out",
         "{T}/run"), lambda d, s: ((d / "run").mkdir(), _copy("run/d.jsonl", "kitmus.jsonl")(d, s)),
         "holds an input of this command", cause="output is an input")
-    add("output is an input: tne baseline --out the --data file", (
-        "tne", "baseline", "title-first", "--data", "{T}/d.jsonl", "--out", "{T}/d.jsonl"),
-        _copy("d.jsonl", "tne.jsonl"), same + " (--data)", cause="output is an input")
+    add("output is an input: tne baseline --out the folder holding --data", (
+        "tne", "baseline", "title-first", "--data", "{T}/b/d.jsonl", "--out", "{T}/b"),
+        lambda d, s: ((d / "b").mkdir(), _copy("b/d.jsonl", "tne.jsonl")(d, s)),
+        "holds an input of this command", cause="output is an input")
     add("output is an input: tne train --out the folder holding --data", (
         "tne", "train", "--epochs", "1", "--data", "{T}/m/d.jsonl", "--out", "{T}/m"),
         lambda d, s: ((d / "m").mkdir(), _copy("m/d.jsonl", "tne.jsonl")(d, s)),

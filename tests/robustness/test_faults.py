@@ -187,11 +187,12 @@ def test_a_failing_suite_run_leaves_no_file(tmp_path: Path) -> None:
 def test_a_failing_tne_baseline_all_leaves_no_file(tmp_path: Path) -> None:
     docs = ROOT / "tests" / "fixtures" / "tne" / "docs.jsonl"
     out = tmp_path / "b"
-    (out / "combined.jsonl").mkdir(parents=True)  # the 8th of 9 outputs cannot be written
+    out.mkdir()
+    (out / "combined").write_text("x")  # the 8th of 9 run folders cannot be written
     r = invoke(["tne", "baseline", "all", "--data", str(docs), "--out", str(out)],
-               cwd=tmp_path, env={})
-    assert r.code == 2 and "is a folder" in r.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["combined.jsonl"]
+               cwd=tmp_path, env={"REFBENCH_STORE": str(tmp_path / "store.sqlite")})
+    assert r.code == 2 and "is not a folder" in r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["combined"]
 
 
 def test_knowref_mine_keeps_nothing_when_the_funnel_fails(tmp_path: Path,

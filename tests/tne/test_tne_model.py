@@ -104,6 +104,26 @@ def test_train_resume_predict_and_enrich(tmp_path: Path, tiny_encoder: Path) -> 
     nps, relations = enrich_text("The roof of the house in the town fell.", model, nlp())
     assert [n["text"] for n in nps] == ["The roof", "the house", "the town"]
     assert all(r["preposition"] != "no-relation" for r in relations)
+    # tne predict writes an ordinary run folder, recorded in the store (issue 38): its figures
+    # are evaluate's of the same predictions, its system the model's weights
+    from refbench.cli import app
+    from refbench.core.commands import run_guarded
+    from refbench.core.result import Result
+
+    data = write_docs(tmp_path, [DOC, second_doc()], "two.jsonl")
+    for out in ("run-a", "run-b"):
+        assert run_guarded(app, ["tne", "predict", "--model", str(whole), "--data", str(data),
+                                 "--out", str(tmp_path / out), "--scores", "--store",
+                                 str(tmp_path / "st.sqlite"), "--leaderboard"]) == 0
+    board = json.loads((tmp_path / "run-a" / "leaderboard.jsonl").read_text().splitlines()[0])
+    assert "best_prepositions" in board  # the export keeps what UPrep-Acc needs
+    a, b = Result.read(tmp_path / "run-a"), Result.read(tmp_path / "run-b")
+    assert a.task == "tne" and a.system.key == b.system.key and a.coverage.n == 2
+    assert a.system.model.startswith("tne-model:") and a.system.fingerprint
+    scored = evaluate_tne([document_from_json(DOC), document_from_json(second_doc())],
+                          {d.id: TnePrediction(d.id, rel) for d, (rel, _) in
+                           zip(docs, model.predict(docs), strict=True)})
+    assert a.value("labeled_f1") == pytest.approx(scored["labeled_f1"])
 
 
 def test_missing_or_broken_model_folders_are_errors(tmp_path: Path) -> None:

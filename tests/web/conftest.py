@@ -1,6 +1,7 @@
 """A small world for the web app: refbench's own fixture files of every task (some holding
 ``<script>`` and ``<img onerror>`` text), real runs of cheap models made with the runner into a
-temporary results store, and TNE baseline prediction files."""
+temporary results store, and TNE baseline runs (``refbench tne baseline``, into the same
+store: every task's runs are one kind of run)."""
 
 from __future__ import annotations
 
@@ -41,12 +42,11 @@ def fake_enricher(text: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from refbench.cli import app as cli_app
+    from refbench.core.commands import run_guarded
     from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
     from refbench.runs.store import Store
-    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
-    from refbench.tasks.tne.predictions import write_predictions
-    from refbench.tasks.tne.read import read_tne
 
     root = tmp_path_factory.mktemp("web")
     data = root / "data"
@@ -67,15 +67,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for model in ("first", "last"):
         run_model(model, suite_file, runs / f"{model}-suite", store=store, progress=False)
     store.close()
-    docs = list(read_tne(files["tne"]))
-    tne_preds = root / "tne-preds"
-    for name in ("adj-backward", "surface"):
-        preds = [with_oracle_prepositions(d, BASELINES[name](d, 0)) for d in docs]
-        write_predictions(docs, preds, tne_preds / f"{name}.jsonl")
-    config = ServeConfig(data=[*files.values(), data / "suite"], run_dirs=[tne_preds],
+    tne_runs = {name: runs / f"tne-{name}" for name in ("adj-backward", "surface")}
+    for name, out in tne_runs.items():
+        assert run_guarded(cli_app, ["tne", "baseline", name, "--data", str(files["tne"]),
+                                     "--out", str(out), "--store", str(store.path),
+                                     "--system", name]) == 0
+    config = ServeConfig(data=[*files.values(), data / "suite"], run_dirs=[],
                          store=root / "store" / "results.sqlite", index_dir=root / "index")
     return {"root": root, "files": files, "suite": data / "suite", "config": config,
-            "runs": runs, "tne_preds": tne_preds}
+            "runs": runs, "tne_runs": tne_runs}
 
 
 @pytest.fixture(scope="session")

@@ -240,7 +240,7 @@ def test_tne_compare_per_document_f1_paired_tests_and_order(client: Any, app: An
     gold = {d.id: d for d in docs}
     f1 = {}
     for name in ("adj-backward", "surface"):
-        preds = read_predictions(world["tne_preds"] / f"{name}.jsonl", gold)
+        preds = read_predictions(world["tne_runs"][name] / "predictions.jsonl", gold)
         f1[name] = {d.id: evaluate_tne([d], {d.id: preds[d.id]})["labeled_f1"] for d in docs
                     if d.relations}
     order = sorted(f1["adj-backward"], key=lambda d: -abs(f1["adj-backward"][d]

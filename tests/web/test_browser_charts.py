@@ -58,7 +58,7 @@ def test_tne_charts(page: Any, base_url: str, app: Any, tmp_path: Path) -> None:
     page.goto(f"{base_url}/compare?data={k}&sys={ids['adj-backward']}&sys={ids['surface']}")
     charts_loaded(page, 1)
     shot(page, "charts-compare-tne", tmp_path)
-    run = next(r for r in app.config["CATALOG"].runs() if r.is_documents)
+    run = next(r for r in app.config["CATALOG"].runs() if r.task == "tne")
     page.goto(f"{base_url}/runs/{run.rid}")
     charts_loaded(page, 1)
     shot(page, "charts-run-tne", tmp_path)

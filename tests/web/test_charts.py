@@ -96,7 +96,7 @@ def test_tne_runs_and_compare_show_per_document_f1(client: Any, app: Any) -> Non
     urls = chart_urls(body)
     assert [u.split("?")[0] for u in urls] == ["/charts/compare/documents.svg"]
     get_svg(client, urls[0])
-    run = next(r for r in app.config["CATALOG"].runs() if r.is_documents)
+    run = next(r for r in app.config["CATALOG"].runs() if r.task == "tne")
     urls = chart_urls(text(client.get(f"/runs/{run.rid}")))
     assert [u.rsplit("/", 1)[-1] for u in urls] == ["documents.svg"]
     get_svg(client, urls[0])

@@ -106,7 +106,7 @@ def make(*args: str) -> None:
 @needs_shared(REAL)
 def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
     """Finding 5: ``serve ../shared/data --runs <baselines>``: every linked page is a 200,
-    every run sits on the data it read (TNE prediction files only on labelled TNE data), and
+    every run sits on the data it read (TNE baseline runs, ordinary run folders, too), and
     the home page's count of runs is the number of runs. Issue 38: with a ``--limit`` run and
     two systems sharing a name too, and no page shows "None"."""
     from refbench.web.app import create_app
@@ -132,17 +132,17 @@ def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
              "--store", str(store), "--out", str(tmp_path / "runs" / f"shared-{model}"),
              "--quiet")
     make("tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
-         "--out", str(tmp_path / "tne"))
-    app = create_app(ServeConfig(data=[REAL], run_dirs=[tmp_path / "tne"], store=store,
+         "--out", str(tmp_path / "tne"), "--store", str(store))
+    app = create_app(ServeConfig(data=[REAL], run_dirs=[], store=store,
                                  index_dir=tmp_path / "index"))
     cat = app.config["CATALOG"]
     runs = cat.runs()
-    tne_files = sorted((tmp_path / "tne").glob("*.jsonl"))
-    assert len(runs) == 2 * (1 + 1 + 1 + 1 + 1 + 1 + 4) + 3 + len(tne_files)
-    for run in runs:
-        if not run.is_documents:
-            held = cat.dataset_of(run)
-            assert held is not None and held.task.name == run.task, run.rid
+    tne_runs = sorted((tmp_path / "tne").glob("*/metrics.json"))
+    assert len(tne_runs) == 9
+    assert len(runs) == 2 * (1 + 1 + 1 + 1 + 1 + 1 + 4) + 3 + len(tne_runs)
+    for run in runs:  # one kind of run: every one on the dataset holding what it read
+        held = cat.dataset_of(run)
+        assert held is not None and held.task.name == run.task, run.rid
     attached: Counter[str] = Counter()
     for ds in cat.datasets.values():
         for system in cat.systems(ds):

@@ -164,24 +164,23 @@ def test_rankings_know_coverage(tmp_path: Path) -> None:
 
 
 def test_documents_runs_stay_off_unlabelled_data_and_counts_add_up(tmp_path: Path) -> None:
-    """Finding 5: a TNE prediction file is attached to the labelled release only (never to the
-    unlabelled copy of the same documents), the leaderboard answers, and the home page counts
-    each run once."""
-    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
-    from refbench.tasks.tne.predictions import write_predictions
-    from refbench.tasks.tne.read import read_tne
+    """Finding 5: a TNE baseline run on the labelled release is attached to it only (never to
+    the unlabelled copy of the same documents: it did not read that file), the leaderboard
+    answers, and the home page counts each run once. Issue 38: the runs are ordinary run
+    folders of ``tne baseline`` in the store, attached by data identity."""
+    from refbench.cli import app as cli_app
+    from refbench.core.commands import run_guarded
 
     labelled = FIX / "tne" / "docs.jsonl"
     unlabelled = tmp_path / "test_unlabeled.jsonl"
     lines = [json.loads(x) for x in labelled.read_text().splitlines() if x.strip()]
     unlabelled.write_text("".join(json.dumps({**d, "np_relations": None}) + "\n"
                                   for d in lines))
-    docs = list(read_tne(labelled))
-    preds = tmp_path / "preds"
+    store = tmp_path / "s.sqlite"
     for name in ("combined", "surface"):
-        write_predictions(docs, [with_oracle_prepositions(d, BASELINES[name](d, 0))
-                                 for d in docs], preds / f"{name}.jsonl")
-    app = app_for([labelled, unlabelled], tmp_path / "s.sqlite", tmp_path, runs=[preds])
+        assert run_guarded(cli_app, ["tne", "baseline", name, "--data", str(labelled), "--out",
+                                     str(tmp_path / "runs" / name), "--store", str(store)]) == 0
+    app = app_for([labelled, unlabelled], store, tmp_path)
     client = app.test_client()
     cat = app.config["CATALOG"]
     for ds in cat.datasets.values():
@@ -194,9 +193,10 @@ def test_documents_runs_stay_off_unlabelled_data_and_counts_add_up(tmp_path: Pat
     assert "<strong>2</strong> of 2 runs" in home
 
 
-def test_an_unreadable_prediction_file_is_listed_not_dropped(tmp_path: Path) -> None:
-    """A TNE prediction file whose documents cannot be read is attached nowhere, and the home
-    page says which file and why (review of issue 31: it vanished without a word)."""
+def test_a_bare_tne_prediction_file_is_not_a_run(tmp_path: Path) -> None:
+    """Issue 38: the web app carries one kind of run. A TNE prediction file given with
+    ``--runs`` (the leaderboard export, or a file written before TNE runs were run folders)
+    is no ``t<hash>`` run: the home page lists it as holding no run folders."""
     from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
     from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_tne
@@ -206,17 +206,12 @@ def test_an_unreadable_prediction_file_is_listed_not_dropped(tmp_path: Path) -> 
     preds = tmp_path / "preds"
     write_predictions(docs, [with_oracle_prepositions(d, BASELINES["surface"](d, 0))
                              for d in docs], preds / "good.jsonl")
-    text = (preds / "good.jsonl").read_text()
-    (preds / "cut.jsonl").write_text(text[:len(text) - 20])  # a truncated last line
     app = app_for([labelled], tmp_path / "s.sqlite", tmp_path, runs=[preds])
     cat = app.config["CATALOG"]
-    ds = next(iter(cat.datasets.values()))
-    assert [s.label for s in cat.systems(ds)] == ["good"]
+    assert cat.runs() == []
+    assert cat.systems(next(iter(cat.datasets.values()))) == []
     home = app.test_client().get("/").get_data(as_text=True)
-    assert "cut.jsonl" in home and "not attached to any dataset" in home
-    (preds / "cut.jsonl").write_text(text + "\n")  # mended: attached, no longer listed
-    assert len(cat.systems(ds)) == 2
-    assert "cut.jsonl" not in app.test_client().get("/").get_data(as_text=True)
+    assert "no run folders" in home
 
 
 def test_bias_benchmarks_are_first_class(tmp_path: Path) -> None:

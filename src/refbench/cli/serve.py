@@ -14,7 +14,7 @@ EXAMPLE = (
     examples(
         "refbench serve kitmus-suite --runs runs/first runs/emb  # needs: a browser; serves until "
         "Ctrl-C",
-        "refbench serve ../shared/data/tne/test.jsonl.gz --runs baselines/ --tne-model "
+        "refbench serve ../shared/data/tne/test.jsonl.gz --runs runs/tne-baselines --tne-model "
         "models/tne  # needs: a browser, and a model (refbench tne train --help)",
         "refbench serve ../shared/data --port 8080  # needs: a browser; serves until "
         "Ctrl-C"))

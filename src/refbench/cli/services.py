@@ -21,6 +21,24 @@ class CliServices:
         with Store(store, readonly=True) as st:
             return [st.get(r["run_id"])["metrics"] for r in st.runs(limit=10_000, task=task)]
 
+    def record_run(self, metrics: dict[str, Any], out: Path, *, store: Path | None,
+                   no_store: bool = False) -> dict[str, Any]:
+        import click
+
+        from refbench.core.result import Coverage
+        from refbench.runs.record import as_result, save_run
+        from refbench.runs.store import Store
+
+        n = int(metrics["n"])
+        result = as_result(metrics, Coverage(n, n))
+        if no_store:
+            return save_run(result, out, None)
+        with Store(store) as st:
+            click.echo(st.describe(), err=True)
+            for note in st.notes:
+                click.echo(note, err=True)
+            return {**save_run(result, out, st), "store": str(st.path)}
+
     def render_table(self, header: list[str], rows: list[list[str]], fmt: str, *,
                      title: str = "") -> str:
         from refbench.reporting.tables import render

@@ -146,7 +146,24 @@ def data_display_name(path: str | None) -> str:
     return "/".join(parts[-3:]) if len(parts) > 3 else str(path)
 
 
-def data_identity(d: Mapping[str, Any]) -> DataIdentity:
+_FILE_SHAS: dict[tuple[str, int, int], str] = {}
+
+
+def data_identity(d: Mapping[str, Any] | Path) -> DataIdentity:
+    """Which data a result is of (from its metrics mapping, every version of
+    ``metrics.json``), or what a data file is (its content sha256, computed once while its
+    size and time are unchanged and remembered in the cache folder across starts): the one
+    answer to "which data", so a run and a served dataset are matched by content wherever
+    either lies."""
+    if isinstance(d, Path):
+        from refbench.core.cache import remembered_sha256
+
+        st = d.stat()
+        key = (str(d), st.st_size, st.st_mtime_ns)
+        if key not in _FILE_SHAS:
+            _FILE_SHAS[key] = remembered_sha256(d)
+        return DataIdentity(sha256=_FILE_SHAS[key], split=None,
+                            name=data_display_name(str(d)), path=str(d))
     path = str(d.get("data") or d.get("gold") or "")
     name = d.get("data_name")
     split = d.get("split")

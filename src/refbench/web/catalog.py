@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
-from refbench.web.cached import document_ids
+from refbench.core.identity import data_identity
 from refbench.web.datasets import (
     Dataset,
-    content_sha256,
     discover,
     open_dataset,
     suite_root_of,
@@ -54,10 +53,6 @@ class Catalog:
         self._runs_at = -1.0
         self._lock = threading.Lock()
         self.run_problems: list[tuple[str, str]] = []
-        self._gold: dict[str, bool] = {}  # documents datasets: whether they hold gold
-        self._ids: dict[tuple[Path, int, int], frozenset[str]] = {}  # documents files' ids
-        #: prediction files whose document ids cannot be read: attached nowhere, listed here
-        self.prediction_problems: dict[str, str] = {}
         for run in self.runs():
             self._add_run_dataset(run)
 
@@ -80,7 +75,7 @@ class Catalog:
         if run.data is None or self._holder(run) is not None:
             return
         if run.data_sha256 and (not run.data.is_file()
-                                or content_sha256(run.data) != run.data_sha256):
+                                or data_identity(run.data).sha256 != run.data_sha256):
             self.skipped.append((str(run.data), f"run {run.rid}: this file no longer holds "
                                  "the data the run read (its sha256 differs)"))
             return
@@ -96,11 +91,7 @@ class Catalog:
         self.datasets.setdefault(ds.key, ds)
 
     def dataset_of(self, run: RunInfo) -> Dataset | None:
-        """The dataset a run answers: the one holding its data file, or for a TNE prediction
-        file the first TNE dataset whose documents it predicts."""
-        if run.data is None:
-            return next((d for d in self.datasets.values() if d.task.name == run.task
-                         and any(run in s.runs for s in self.systems(d))), None)
+        """The dataset a run answers: the one holding what it read."""
         return self._holder(run)
 
     def _holder(self, run: RunInfo) -> Dataset | None:
@@ -111,48 +102,8 @@ class Catalog:
 
     # -- systems ------------------------------------------------------------------------------
     def systems(self, ds: Dataset) -> list[System]:
-        """The systems that answer instances of ``ds``. TNE prediction files say nothing of
-        their data: they count on the labelled datasets holding documents they predict."""
-        if ds.task.documents is None:
-            return systems_for(ds, self.runs())
-        if not self._has_gold(ds):
-            return []  # prediction files are scored against gold: none on unlabelled data
-        held = frozenset().union(*(self._document_ids(ds, f) for f in ds.files))
-        return systems_for(ds, self.runs(),
-                           answers=lambda run: not held.isdisjoint(
-                               self._document_ids(ds, run.predictions)))
-
-    def _document_ids(self, ds: Dataset, path: Path) -> frozenset[str]:
-        """A documents file's ids (none when it cannot be read: the home page lists it with
-        why), cached on its size and modification time."""
-        assert ds.task.documents is not None
-        try:
-            st = path.stat()
-        except OSError:
-            return frozenset()
-        key = (path, st.st_size, st.st_mtime_ns)
-        if key not in self._ids:
-            background = self.index.background
-            # while the background indexer runs, a page never reads a whole file for its ids:
-            # the indexer reads them first (kept in the cache folder by content)
-            compute = background is None or background.is_builder()
-            try:
-                ids = document_ids(ds.task.documents, path, compute=compute)
-                if ids is None:
-                    return frozenset()
-                self._ids[key] = ids
-                self.prediction_problems.pop(str(path), None)  # mended since it was listed
-            except RefbenchError as exc:
-                self._ids[key] = frozenset()
-                self.prediction_problems[str(path)] = \
-                    f"not attached to any dataset: its documents cannot be read ({exc})"
-        return self._ids[key]
-
-    def _has_gold(self, ds: Dataset) -> bool:
-        if ds.key not in self._gold:
-            assert ds.task.documents is not None
-            self._gold[ds.key] = ds.task.documents.has_gold(ds.files)
-        return self._gold[ds.key]
+        """The systems that answer instances of ``ds`` (every task's runs alike)."""
+        return systems_for(ds, self.runs())
 
     def system_of(self, ds: Dataset, run: RunInfo) -> System | None:
         return next((s for s in self.systems(ds) if run in s.runs), None)

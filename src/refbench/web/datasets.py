@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 
 from refbench.core.errors import RefbenchError
+from refbench.core.identity import data_identity
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN, WebView
 from refbench.tasks.lookup import find_task, tasks_with
@@ -48,11 +49,10 @@ class Dataset:
         return self.task.web or PLAIN
 
     @cached_property
-    def contents(self) -> frozenset[str]:
-        """The sha256 of each of its files: a dataset is its task, these contents and their
-        splits, wherever the files lie (so a run is attached by what it read, never by a path
-        as typed)."""
-        return frozenset(content_sha256(f) for f in self.files)
+    def _held(self) -> frozenset[str | None]:
+        """What its files hold (:func:`~refbench.core.identity.data_identity`): a dataset is
+        its task, these contents and their splits, wherever the files lie."""
+        return frozenset(data_identity(f).sha256 for f in self.files)
 
     def holds(self, task: str, file: Path | None, sha256: str | None) -> bool:
         """Whether a run of ``task`` on ``file`` (whose content had ``sha256`` when it ran)
@@ -61,7 +61,7 @@ class Dataset:
         refbench kept it) by the file's place."""
         if task != self.task.name:
             return False
-        if sha256 and sha256 in self.contents:
+        if sha256 and sha256 in self._held:
             return True
         if file is None:
             return False
@@ -71,22 +71,7 @@ class Dataset:
         # Any other file of a served folder (a release's other view, a .jsonlines beside the
         # .v4_gold_conll that is indexed) that still holds what the run read.
         return self.path.is_dir() and self.path in f.parents and f.is_file() \
-            and content_sha256(f) == sha256
-
-
-_SHAS: dict[tuple[str, int, int], str] = {}
-
-
-def content_sha256(path: Path) -> str:
-    """A file's sha256, computed once while its size and time are unchanged (remembered in
-    the cache folder across starts: :func:`refbench.core.cache.remembered_sha256`)."""
-    from refbench.core.cache import remembered_sha256
-
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _SHAS:
-        _SHAS[key] = remembered_sha256(path)
-    return _SHAS[key]
+            and data_identity(f).sha256 == sha256
 
 
 @dataclass

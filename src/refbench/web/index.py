@@ -33,9 +33,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from refbench.core.identity import data_identity
 from refbench.tasks.capabilities import WebView
 from refbench.tasks.lookup import get_task
-from refbench.web.datasets import Dataset, content_sha256
+from refbench.web.datasets import Dataset
 from refbench.web.records import Problem, Record, file_records, view_of
 from refbench.web.records import facet_names as facet_names
 
@@ -62,7 +63,7 @@ def unpack(blob: bytes) -> Any:
 
 def content_key(ds: Dataset) -> str:
     """What an index is keyed by: the format and reader versions, and each file's name in the
-    dataset and sha256 (:func:`~refbench.web.datasets.content_sha256`, remembered across
+    dataset and sha256 (:func:`~refbench.core.identity.data_identity`, remembered across
     starts by size and time), so the same data anywhere shares one index, and a change to any
     file makes a new one."""
     from refbench.core.version import __version__
@@ -71,7 +72,7 @@ def content_key(ds: Dataset) -> str:
                        f"{ds.task.version}".encode())
     for f in ds.files:
         name = f.relative_to(ds.path) if ds.is_folder and ds.path in f.parents else f.name
-        h.update(f"|{name}|{content_sha256(f)}".encode())
+        h.update(f"|{name}|{data_identity(f).sha256}".encode())
     return h.hexdigest()[:32]
 
 

@@ -1,15 +1,15 @@
 """A system's predictions, loaded into a dataset's index next to the instances they answer.
 
-Loaded on first use and reloaded only when a predictions file changes (its size and
-modification time are the system's signature). Choice predictions are matched to instances by
-id (KITMUS ids without their view segment); each keeps its answer, whether it is right, and its
-scores and chain of facts for the instance page. TNE predictions (refbench or leaderboard
-format) are read with the TNE reader against the dataset's own documents.
+Loaded on first use and reloaded only when a predictions file changes
+(:attr:`~refbench.web.runs.System.stamp`: the system's identity and its files' sizes and
+times). Choice predictions are matched to instances by id (KITMUS ids without their view
+segment); each keeps its answer, whether it is right, and its scores and chain of facts for the
+instance page. A documents task's predictions (TNE) are read by the task
+(:meth:`~refbench.tasks.capabilities.Documents.outputs`) against the dataset's own documents.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from typing import Any
 
@@ -23,18 +23,10 @@ from refbench.web.runs import System
 BATCH = 5000
 
 
-def system_signature(system: System) -> str:
-    h = hashlib.sha256()
-    for run in system.runs:
-        st = run.predictions.stat()
-        h.update(f"{run.rid}|{run.predictions}|{st.st_size}|{st.st_mtime_ns}|".encode())
-    return h.hexdigest()[:32]
-
-
 def ensure_system(folder: IndexFolder, ds: Dataset, system: System) -> dict[str, int]:
     """Load the system's predictions into the dataset's index if they are not there yet;
     returns how many instances they answer and how many of their ids the dataset lacks."""
-    sig = system_signature(system)
+    sig = system.stamp
     db = folder.connect(ds)
     try:
         row = db.execute("SELECT signature, n_matched, n_unmatched FROM systems WHERE sys = ?",

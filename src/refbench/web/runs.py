@@ -1,8 +1,8 @@
 """Runs and systems: what models answered, found in the results store and in run folders.
 
-A *run* is one model on one data file: a row of the results store, or a folder that
-``refbench run`` wrote (``predictions.jsonl`` + ``metrics.json``), or a TNE prediction file
-(``refbench tne predict`` / ``tne baseline``). A *system* is what a page compares: every run of
+A *run* is one model on one data file: a row of the results store, or a run folder
+(``predictions.jsonl`` + ``metrics.json``) that ``refbench run`` or a task's own producer wrote;
+every task's runs are the same kind of run. A *system* is what a page compares: every run of
 one model configuration (model fingerprint) on the files of one dataset, so the 24 runs of
 ``refbench run --data SUITE`` are one system on the suite. When a file was run several times
 by the same configuration, the latest complete run counts (a partial one, ``--limit``, only
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -31,31 +31,31 @@ from refbench.core.result import (
     names_apart,
 )
 from refbench.runs.store import Store
-from refbench.tasks.lookup import find_task, tasks_with
+from refbench.tasks.capabilities import PLAIN
+from refbench.tasks.lookup import find_task
 from refbench.web.datasets import Dataset
 
 
 @dataclass(frozen=True)
 class RunInfo:
-    rid: str  # s<run_id> (store), d<hash> (run folder), t<hash> (TNE prediction file)
+    rid: str  # s<run_id> (store), d<hash> (run folder)
     model: str
     fingerprint: str
     task: str
-    data: Path | None  # the data file the run read (None: TNE file, matched by document ids)
+    data: Path | None  # the data file the run read (None: it is no longer where it was)
     predictions: Path
     created: str
     metrics: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     store_id: int | None = None
     source: str = "store"
-    # The content of the data it read (None: a run recorded without it, or a TNE file): a
-    # run belongs to a served dataset holding that content, wherever either lies.
+    # The content of the data it read (None: a run recorded without it): a run belongs to a
+    # served dataset holding that content, wherever either lies.
     data_sha256: str | None = None
 
     @cached_property
     def result(self) -> Result:
         """The run's result, read by the one reader (an older ``metrics.json`` migrated); when
-        a partial run's file did not record how many instances its data holds, the data says
-        (a TNE prediction file, which records nothing, is its system and file alone)."""
+        a partial run's file did not record how many instances its data holds, the data says."""
         try:
             found = Result.from_json({"task": self.task, "model": self.model,
                                       "model_fingerprint": self.fingerprint, "n": 0,
@@ -80,21 +80,23 @@ class RunInfo:
         return self.result.system.name
 
     @property
+    def headline(self) -> str:
+        """Its accuracy, else (a task scored otherwise, TNE) the task's first leaderboard
+        figure, with its name (``0.512 accuracy``, ``0.071 labeled F1``); "" when it has
+        neither."""
+        accuracy = self.result.value("accuracy")
+        if accuracy is not None:
+            return f"{accuracy:.3f} accuracy"
+        task = find_task(self.task)
+        key, label = ((task.web if task else None) or PLAIN).leaderboard_columns[0]
+        value = self.result.value(key)
+        return "" if value is None else f"{value:.3f} {label}"
+
+    @property
     def is_partial(self) -> bool:
         """Scored on part of its data (``--limit``, a shard, missing predictions): never
         ranked with complete runs (:func:`refbench.core.result.complete_and_partial`)."""
         return self.result.is_partial
-
-    @property
-    def is_documents(self) -> bool:
-        """A documents task's run (TNE): scored by document ids, not per instance."""
-        found = find_task(self.task)
-        return found is not None and found.documents is not None
-
-    @property
-    def is_tne(self) -> bool:
-        """The former name of :attr:`is_documents` (TNE is the documents task)."""
-        return self.is_documents
 
 
 @dataclass
@@ -108,6 +110,23 @@ class System:
     @property
     def task(self) -> str:
         return self.runs[0].task
+
+    @property
+    def identity(self) -> SystemIdentity:
+        """Which system it is (:func:`refbench.core.identity.system_of`, through its runs'
+        Result): every run of a system has this model spec and fingerprint."""
+        return self.runs[0].result.system
+
+    @property
+    def stamp(self) -> str:
+        """Its identity and the state of its predictions files now (each run's size and
+        modification time): what pages and the index cache a system's answers under, so they
+        are read again when a file changes."""
+        h = hashlib.sha256(repr(self.identity.key).encode())
+        for run in self.runs:
+            st = run.predictions.stat()
+            h.update(f"{run.rid}|{run.predictions}|{st.st_size}|{st.st_mtime_ns}|".encode())
+        return h.hexdigest()[:32]
 
 
 def _hash(text: str) -> str:
@@ -155,14 +174,8 @@ def store_runs(store_path: Path) -> list[RunInfo]:
         store.close()
 
 
-def _prediction_file_task(path: Path) -> str | None:
-    """The documents task (TNE) whose own prediction file this is, if any."""
-    return next((t.name for t in tasks_with("documents")
-                 if t.documents is not None and t.documents.is_prediction_file(path)), None)
-
-
 def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, str]]]:
-    """Runs in the folders (and TNE prediction files) given with ``--runs``."""
+    """Runs in the run folders given with ``--runs`` (and the run folders inside them)."""
     runs: list[RunInfo] = []
     skipped: list[tuple[str, str]] = []
     for root in paths:
@@ -196,19 +209,9 @@ def folder_runs(paths: Iterable[Path]) -> tuple[list[RunInfo], list[tuple[str, s
                     continue
                 runs.append(run)
                 found += 1
-            elif f.is_file() and f.name.removesuffix(".gz").endswith(".jsonl") \
-                    and f.name != "predictions.jsonl" \
-                    and (doc_task := _prediction_file_task(f)) is not None:
-                name = f.name.removesuffix(".gz").removesuffix(".jsonl")
-                runs.append(RunInfo(rid="t" + _hash(str(f.resolve())), model=name,
-                                    fingerprint="file:" + _hash(str(f.resolve())),
-                                    task=doc_task,
-                                    data=None, predictions=f.resolve(), created="",
-                                    source="tne-file"))
-                found += 1
         if not found:
-            skipped.append((str(root), "no run folders (metrics.json + predictions.jsonl) or "
-                                       "TNE prediction files in it"))
+            skipped.append((str(root), "no run folders (metrics.json + predictions.jsonl) in "
+                                       "it"))
     return runs, skipped
 
 
@@ -235,7 +238,7 @@ _FACTS: dict[tuple[str, int, int, str], tuple[int, frozenset[int]] | None] = {}
 def _data_facts(run: RunInfo) -> tuple[int, frozenset[int]] | None:
     """(instances in the run's data, the numbers of candidates they have), read once per file
     while it is unchanged; None when the data cannot be read."""
-    if run.data is None or not run.data.is_file() or run.is_documents:
+    if run.data is None or not run.data.is_file():
         return None
     st = run.data.stat()
     options = run.metrics.get("reader_options") or {}
@@ -275,24 +278,14 @@ def _newer(run: RunInfo, old: RunInfo | None) -> bool:
         > (not old.is_partial, old.created, old.rid)
 
 
-def systems_for(ds: Dataset, runs: Iterable[RunInfo],
-                answers: Callable[[RunInfo], bool] | None = None) -> list[System]:
-    """The systems that ran on this dataset: one per model configuration, latest run per file.
-    A documents task's prediction files say nothing of their data: ``answers`` says which
-    predict documents of ``ds`` (all of them when it is not given)."""
+def systems_for(ds: Dataset, runs: Iterable[RunInfo]) -> list[System]:
+    """The systems that ran on this dataset: one per model configuration, latest run per file
+    (the run's data identity: :meth:`Dataset.holds`)."""
     groups: dict[tuple[str, str], dict[Path | str, RunInfo]] = {}
     for run in runs:
-        target: Path | str
-        if ds.task.documents is not None:
-            if not run.is_documents or run.task != ds.task.name \
-                    or (answers is not None and not answers(run)):
-                continue
-            target = run.predictions
-        else:
-            if run.is_documents or run.data is None \
-                    or not ds.holds(run.task, run.data, run.data_sha256):
-                continue
-            target = run.data_sha256 or run.data  # one run per data file: its content
+        if run.data is None or not ds.holds(run.task, run.data, run.data_sha256):
+            continue
+        target: Path | str = run.data_sha256 or run.data  # one run per data file: its content
         group = groups.setdefault((run.model, run.fingerprint), {})
         if _newer(run, group.get(target)):
             group[target] = run

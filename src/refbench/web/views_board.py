@@ -195,31 +195,8 @@ def common_accuracy(ds: Dataset, systems: list[System]) -> dict[str, Any] | None
         for sid, a in answered.items()}}
 
 
-def _documents_table(ds: Any, systems: list[System]) -> dict[str, Any]:
-    """TNE prediction files scored on a labelled dataset by the TNE evaluator (no interval:
-    the TNE scorer reports none)."""
-    from refbench.web.document_metrics import document_run_metrics
-
-    columns = _columns(ds.task)
-    rows: list[dict[str, Any]] = []
-    for s in systems:
-        for r in s.runs:
-            m = document_run_metrics(ds, r)
-            if "error" in m or not m.get("n_gold"):
-                continue
-            rows.append({"system": s, "run": r, "n": m.get("n_documents"),
-                         "cells": [{"value": m[k], "ci": None, "method": None, "rid": r.rid}
-                                   if isinstance(m.get(k), float) else None
-                                   for k, _ in columns]})
-    rows.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"][0] else 0))
-    return {"columns": [label for _, label in columns], "rows": rows, "suite": False}
-
-
 def _table(ds: Dataset, systems: list[System]) -> dict[str, Any] | None:
     """A dataset's leaderboard table (None: nothing to show)."""
-    if ds.task.documents is not None:
-        table = _documents_table(ds, systems)
-        return table if table["rows"] else None
     if ds.path.is_dir() and ds.task.folder is not None \
             and len(ds.files) > 1:  # one run per file of a folder (a suite, WinoBias)
         table = _folder_table(ds, systems)
@@ -268,14 +245,7 @@ def run_page(rid: str) -> str:
     ds = cat.dataset_of(run)
     system = cat.system_of(ds, run) if ds else None
     metrics = run.metrics
-    task_cells = [(label, cell(run, key)) for key, label in
-                  ((("accuracy", "accuracy"),) if run.is_documents
-                   else _columns(find_task(run.task)))]
-    tne = None
-    if run.is_documents and ds is not None:
-        from refbench.web.document_metrics import document_run_metrics
-
-        tne = document_run_metrics(ds, run)
+    task_cells = [(label, cell(run, key)) for key, label in _columns(find_task(run.task))]
     # A run on one file of a folder dataset (a KITMUS subtask) browses that file's instances:
     # the task says which facet values select them.
     subset = ds.task.folder.run_facets(run.data, ds.path) \
@@ -287,7 +257,7 @@ def run_page(rid: str) -> str:
     return render_template(
         "run.html", run=run, ds=ds, system=system, task_cells=task_cells, browse=browse,
         subset=subset,
-        slices=metrics.get("slices") or {}, tne=tne,
+        slices=metrics.get("slices") or {},
         metrics_json=json.dumps(plain, indent=2, ensure_ascii=False, default=str),
         provenance_json=json.dumps(metrics.get("provenance") or {}, indent=2,
                                    ensure_ascii=False, default=str))

@@ -46,8 +46,7 @@ def home() -> str:
                            run_filter=wanted, hidden=hidden_runs(cat, runs, wanted),
                            shown=len({r.rid for g in groups for s in g.systems
                                       for r in s.runs}),
-                           skipped=cat.skipped + cat.run_problems
-                           + sorted(cat.prediction_problems.items()),
+                           skipped=cat.skipped + cat.run_problems,
                            store=cat.config.store)
 
 

@@ -26,7 +26,7 @@ from refbench.tasks.lookup import find_task
 from refbench.web import charts
 from refbench.web.datasets import Dataset
 from refbench.web.params import catalog, connect, dataset_or_404
-from refbench.web.predictions import ensure_system, system_signature
+from refbench.web.predictions import ensure_system
 from refbench.web.records import facet_labels
 from refbench.web.runs import RunInfo, System, chance
 
@@ -160,16 +160,16 @@ def run_chart(kind: str, run: RunInfo) -> bytes | None:
     ds = cat.dataset_of(run)
     system = cat.system_of(ds, run) if ds is not None else None
     stamp = (str(cat.config.index_folder), run.rid, _file_stamp(run))
-    if kind == "slices" and not run.is_documents:
+    if kind == "slices":
         return cached(("run", kind, *stamp), lambda: _run_slices(run, ds, system))
-    if kind == "figure" and system is not None and not run.is_documents:
+    if kind == "figure" and system is not None:
         results = _system_results(system, run.metrics.get("split"))
-        return cached(("run", kind, *stamp, system_signature(system)),
+        return cached(("run", kind, *stamp, system.stamp),
                       lambda: _task_figure(run.task, results))
-    if kind == "scores" and not run.is_documents and _has_scores(run):
+    if kind == "scores" and _has_scores(run):
         sig = _index_stamp(ds) if ds is not None else ""
         return cached(("run", kind, *stamp, sig), lambda: _run_scores(run, ds, system))
-    if kind == "documents" and run.is_documents and ds is not None:
+    if kind == "documents" and ds is not None:
         return cached(("run", kind, *stamp, _index_stamp(ds)),
                       lambda: _run_documents(run, ds, system))
     return None
@@ -218,7 +218,7 @@ def _compare_documents(ds: Dataset, systems: list[System]) -> bytes | None:
 def compare_chart(kind: str, ds: Dataset, systems: list[System]) -> bytes | None:
     """One chart of the compare page of ``systems`` on ``ds`` (None: no such chart)."""
     stamp = (str(catalog().config.index_folder), ds.key, _index_stamp(ds),
-             tuple((s.sid, system_signature(s)) for s in systems))
+             tuple((s.sid, s.stamp) for s in systems))
     if ds.task.documents is not None:
         if kind != "documents":
             return None
@@ -293,10 +293,10 @@ def _run_applies(kind: str, run: RunInfo) -> bool:
     if kind == "figure":  # known only by drawing it (then kept)
         return run_chart(kind, run) is not None
     if kind == "slices":
-        return not run.is_documents and bool(run.metrics.get("slices"))
+        return bool(run.metrics.get("slices"))
     if kind == "scores":
-        return not run.is_documents and _has_scores(run)
-    return run.is_documents and run_chart(kind, run) is not None  # drawn (then kept)
+        return _has_scores(run)
+    return run_chart(kind, run) is not None  # drawn (then kept)
 
 
 @bp.app_template_global()

@@ -16,7 +16,7 @@ from refbench.web import index as idx
 from refbench.web.datasets import Dataset
 from refbench.web.matrix import compare_matrix
 from refbench.web.params import catalog, connect, dataset_or_404, int_arg, list_query
-from refbench.web.predictions import correctness_columns, ensure_system, system_signature
+from refbench.web.predictions import correctness_columns, ensure_system
 from refbench.web.query import BadQuery, Lister
 from refbench.web.records import facet_labels
 from refbench.web.runs import System
@@ -105,9 +105,9 @@ def compare() -> str:
         return render_template("compare.html", ready=False, **context)
     if ds.task.documents is not None:
         from refbench.web.compare_documents import document_comparison
-        from refbench.web.document_metrics import document_run_metrics
 
-        context["scores"] = {s.sid: document_run_metrics(ds, s.runs[0]) for s in systems}
+        # each system's figures, as its run recorded them (the same Result as every page)
+        context["scores"] = {s.sid: s.runs[0].metrics for s in systems}
         context.update(document_comparison(ds, systems))
         return render_template("compare_documents.html", **context)
     query = list_query(ds, systems, default_sort="disagreement", answered_by_default=True)
@@ -141,7 +141,7 @@ def significance() -> str:
     path = str(catalog().index.ensure(ds))
     results: list[dict[str, Any]] = []
     for a, b in combinations(systems, 2):
-        stamp = (system_signature(a), system_signature(b))
+        stamp = (a.stamp, b.stamp)
         results.append({"a": a, "b": b,
                         "r": _paired(path, a.sid, b.sid, stamp, resamples, seed)})
     tested = [item["r"] for item in results]

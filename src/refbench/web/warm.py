@@ -120,9 +120,6 @@ class Warmer:
     def _run(self) -> None:
         pool: Executor | None = None
         try:
-            for docs in list(self.catalog.datasets.values()):  # TNE ids, for pages' systems
-                if docs.task.documents is not None:
-                    self._guarded(lambda d=docs: self.catalog.systems(d), docs.path)
             while (key := self._next()) is not None:
                 ds = self.catalog.datasets.get(key)
                 if ds is None:

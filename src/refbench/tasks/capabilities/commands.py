@@ -29,6 +29,13 @@ class CommandServices(Protocol):
         """The metrics of every run of ``task`` in the results store (default store: None)."""
         ...
 
+    def record_run(self, metrics: dict[str, Any], out: Path, *, store: Path | None,
+                   no_store: bool = False) -> dict[str, Any]:
+        """Write a finished run's ``metrics.json`` in ``out`` and record it in the results
+        store (not with ``no_store``), as ``refbench run`` does; the metrics as written, with
+        ``run_id`` and ``store`` once recorded. The store line goes to stderr."""
+        ...
+
     def render_table(self, header: list[str], rows: list[list[str]], fmt: str, *,
                      title: str = "") -> str:
         """A table in one of ``report``'s formats (md, latex, html, csv)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,7 +11,6 @@ from refbench.core.commands import (
     CONTEXT,
     COUNT,
     DATA,
-    OUT_ANY,
     OUT_DIR,
     OUT_FILE,
     PATH,
@@ -26,42 +26,53 @@ from refbench.tasks.capabilities import CommandServices
 
 @click.group(context_settings=CONTEXT, epilog=examples(
     "refbench tne baseline combined --data ../shared/data/tne/test.jsonl.gz --out "
-    "combined.jsonl"))
+    "runs/tne-combined"))
 def tne() -> None:
     """TNE (Text-based NP Enrichment): baselines and prediction formats."""
+
+
+#: What the command line lent these commands (:func:`commands`): the run recorder.
+_LENT: list[CommandServices] = []
+STORE_HELP = "Results store (default: $REFBENCH_STORE, else the project's .refbench/)."
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
     examples(
         "refbench tne baseline surface-expand --data ../shared/data/tne/test.jsonl.gz "
-        "--out se.jsonl",
+        "--out runs/tne-se",
         "refbench tne baseline all --data ../shared/data/tne/test.jsonl.gz --out "
-        "baselines/ --json")))
+        "runs/tne-baselines --json",
+        "refbench evaluate --task tne --gold ../shared/data/tne/test.jsonl.gz --pred "
+        "runs/tne-se  # the figure the baseline printed")))
 @click.argument("name")
 @click.option("--data", type=DATA, required=True, help="TNE documents (any release).")
-@click.option("--out", type=OUT_ANY, required=True,
-              help="Predictions file (or a folder when NAME is 'all').")
-@click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
+@click.option("--out", type=OUT_DIR, required=True,
+              help="Run folder (predictions.jsonl, metrics.json); with NAME 'all', a folder "
+                   "of one run folder per baseline.")
+@click.option("--leaderboard", is_flag=True,
+              help="Also export the predictions in the leaderboard format (leaderboard.jsonl "
+                   "in the run folder).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="For title-random.")
+@click.option("--system", default=None,
+              help="Name in tables and the store (default: the model spec, "
+                   "tne-baseline:NAME).")
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+@click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @transactional
 def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
-             as_json: bool) -> None:
+             system: str | None, store: Path | None, no_store: bool, as_json: bool) -> None:
     """Run one of the paper's deterministic baselines (title-first, title-last, title-random,
     adj-forward, adj-backward, surface, surface-expand, combined, combined-coref; or all) with
-    oracle prepositions, write its predictions, and score them when the data is labelled,
-    beside the paper's Table 4 (labelled test set). Surface-expand and the combined rows do not
-    reproduce Table 4 under any reading tried: see docs/tne-baselines.md."""
+    oracle prepositions into a run folder recorded in the results store (as refbench run
+    does), and score it when the data is labelled, beside the paper's Table 4 (labelled test
+    set). Surface-expand and the combined rows do not reproduce Table 4 under any reading
+    tried: see docs/tne-baselines.md."""
     from refbench.core.errors import UsageError
-    from refbench.core.io import check_output_dir, check_output_file
-    from refbench.tasks.tne.baselines import (
-        BASELINES,
-        paper_row,
-        score_links,
-        with_oracle_prepositions,
-    )
-    from refbench.tasks.tne.predictions import write_predictions
+    from refbench.core.output_checks import check_output_dir
+    from refbench.tasks.tne.baselines import BASELINES, paper_row, with_oracle_prepositions
     from refbench.tasks.tne.read import read_documents
+    from refbench.tasks.tne.run_folder import baseline_spec, tne_run_metrics
 
     names = list(BASELINES) if name == "all" else [name]
     for n in names:
@@ -69,22 +80,26 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
             raise UsageError(f"unknown baseline {n!r}; choose from {', '.join(BASELINES)}, all")
     from tqdm import tqdm
 
-    if name == "all":
-        check_output_dir(out)
-    else:
-        check_output_file(out)
+    targets = {n: out / n if name == "all" else out for n in names}
+    for target in targets.values():
+        check_output_dir(target)  # every run folder writable before any is written
     docs = read_documents(data, progress=True)
     labelled = all(d.relations is not None for d in docs)
-    report = {}
+    report: dict[str, dict[str, Any]] = {}
     for n in tqdm(names, desc="baselines", leave=False, disable=None):
         links = [BASELINES[n](d, seed) for d in docs]
-        target = out / f"{n}.jsonl" if name == "all" else out
-        write_predictions(docs, [with_oracle_prepositions(d, ls)
-                                 for d, ls in zip(docs, links, strict=True)],
-                          target, leaderboard=leaderboard)
-        scores = score_links(docs, links) if labelled else {}
-        report[n] = scores | {
-            "paper_table4_test_percent": paper_row(n)}
+        spec, fp = baseline_spec(n, seed)
+        metrics = tne_run_metrics(
+            docs, [with_oracle_prepositions(d, ls) for d, ls in zip(docs, links, strict=True)],
+            data, targets[n], model=spec, fingerprint=fp,
+            system=(f"{system} {n}" if system and name == "all" else system),
+            leaderboard=leaderboard, config={"baseline": n, "seed": seed,
+                                             "prepositions": "oracle"})
+        m = _LENT[0].record_run(metrics, targets[n], store=store, no_store=no_store)
+        report[n] = {k: m.get(k) for k in ("labeled_precision", "labeled_recall",
+                                           "labeled_f1", "n_predicted", "n_gold")} | {
+            "paper_table4_test_percent": paper_row(n), "out": str(targets[n]),
+            "run_id": m.get("run_id"), "store": m.get("store")}
     if as_json:
         print_json({"data": str(data), "labelled": labelled, "baselines": report})
         return
@@ -98,7 +113,16 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
     click.echo("refbench: oracle prepositions, scored on the given file. Paper: Table 4, "
                "labelled test set (surface-expand, combined and combined-coref do not reproduce: "
                "docs/tne-baselines.md).")
-    click.echo(f"predictions: {out}")
+    for n, r in report.items():
+        click.echo(("" if name != "all" else f"{n}: ") + _where(r))
+
+
+def _where(r: dict[str, Any]) -> str:
+    """``predictions: OUT/predictions.jsonl; run 3 in STORE``, as refbench run prints it."""
+    line = f"predictions: {Path(r['out']) / 'predictions.jsonl'}"
+    if r.get("run_id") is not None:
+        line += f"; run {r['run_id']} in {r.get('store') or 'the results store'}"
+    return line
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
@@ -128,8 +152,8 @@ def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
 
 @tne.command(context_settings=CONTEXT, epilog=(
     examples(
-        "refbench tne convert se.jsonl board.jsonl --gold "
-        "../shared/data/tne/test.jsonl.gz --to leaderboard  # se.jsonl: refbench tne "
+        "refbench tne convert runs/tne-se/predictions.jsonl board.jsonl --gold "
+        "../shared/data/tne/test.jsonl.gz --to leaderboard  # runs/tne-se: refbench tne "
         "baseline --help",
         "refbench tne convert ../shared/data/tne/dev.jsonl.gz gold-board.jsonl --gold "
         "../shared/data/tne/dev.jsonl.gz --to leaderboard")))
@@ -262,30 +286,44 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
 @tne.command(context_settings=CONTEXT, epilog=(
     examples(
         "refbench tne predict --model models/tne --data "
-        "../shared/data/tne/test.jsonl.gz --out pred.jsonl  # needs: a trained model "
+        "../shared/data/tne/test.jsonl.gz --out runs/tne-model  # needs: a trained model "
         "(refbench tne train --help)")))
 @click.option("--model", "model_dir", type=PATH, required=True, help="A trained model folder.")
 @click.option("--data", type=DATA, required=True, help="TNE documents.")
-@click.option("--out", type=OUT_FILE, required=True, help="Predictions (JSONL).")
-@click.option("--leaderboard", is_flag=True, help="Write the leaderboard format.")
+@click.option("--out", type=OUT_DIR, required=True,
+              help="Run folder (predictions.jsonl, metrics.json).")
+@click.option("--leaderboard", is_flag=True,
+              help="Also export the predictions in the leaderboard format (leaderboard.jsonl "
+                   "in the run folder).")
 @click.option("--scores", is_flag=True,
-              help="Keep what UPrep-Acc needs: every pair's preposition scores (refbench JSONL, "
-                   "large) or, with --leaderboard, each pair's best preposition "
-                   "(best_prepositions).")
+              help="Keep what UPrep-Acc needs: every pair's preposition scores (in "
+                   "predictions.jsonl, large; with --leaderboard, each pair's best preposition "
+                   "in leaderboard.jsonl too).")
+@click.option("--system", default=None,
+              help="Name in tables and the store (default: the model spec, tne-model:DIR).")
+@click.option("--store", type=PATH, default=None, help=STORE_HELP)
+@click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
 def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: bool,
-            device: str) -> None:
-    """Predict the NP relations of every document."""
+            system: str | None, store: Path | None, no_store: bool, device: str) -> None:
+    """Predict the NP relations of every document into a run folder recorded in the results
+    store (as refbench run does), scored when the data is labelled."""
     from refbench.tasks.tne.model import TneModel
-    from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_documents
+    from refbench.tasks.tne.run_folder import model_spec, printed_figures, tne_run_metrics
 
     docs = read_documents(data)  # the data's problems are named before a model is loaded
     model = TneModel(model_dir, device=device)
     results = model.predict(docs, progress=True)
-    n = write_predictions(docs, [r for r, _ in results], out, leaderboard=leaderboard,
-                          scores=[s for _, s in results] if scores else None)
-    click.echo(f"wrote {n} documents to {out}")
+    spec, fp = model_spec(model_dir)
+    metrics = tne_run_metrics(docs, [r for r, _ in results], data, out, model=spec,
+                              fingerprint=fp, system=system, leaderboard=leaderboard,
+                              scores=[s for _, s in results] if scores else None,
+                              config={"model_dir": str(model_dir.resolve())})
+    m = _LENT[0].record_run(metrics, out, store=store, no_store=no_store)
+    click.echo(f"{m['system']} on {data.name}: labeled P / R / F1 {printed_figures(m)} "
+               f"({len(docs)} documents; percent)")
+    click.echo(_where({**m, "out": str(out)}))
 
 
 @tne.command(context_settings=CONTEXT, epilog=(
@@ -318,5 +356,7 @@ def enrich(text: str, model_dir: Path, device: str, as_json: bool) -> None:
 
 
 def commands(services: CommandServices) -> list[click.Command]:
-    """``refbench tne``."""
+    """``refbench tne``; ``baseline`` and ``predict`` record their runs through
+    ``services``."""
+    _LENT[:] = [services]
     return [tne]

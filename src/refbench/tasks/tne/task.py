@@ -37,12 +37,12 @@ class TneTask(Task):
                  split: str = "test", bootstrap: int = 1000, seed: int = 0,
                  reader_options: dict[str, Any] | None = None,
                  on_invalid: InvalidInstances | None = None, **options: Any) -> dict[str, Any]:
-        from refbench.tasks.answers import one_prediction
+        from refbench.tasks.answers import one_prediction, prediction_file
         from refbench.tasks.tne.metrics import evaluate_tne
         from refbench.tasks.tne.predictions import read_predictions
         from refbench.tasks.tne.read import read_documents
 
-        pred = one_prediction(preds, self.name)
+        pred = prediction_file(one_prediction(preds, self.name))  # a run folder's too
         docs = read_documents(gold, on_invalid=on_invalid)
         skipped = {str(s["id"]) for s in on_invalid.skipped} if on_invalid else set()
         result = evaluate_tne(docs, read_predictions(pred, {d.id: d for d in docs},

@@ -1,10 +1,9 @@
-"""TNE in the web app: each document with its NPs and links (``instance_tne.html``), and TNE
-prediction files shown as systems beside the runs (matched to datasets by document ids, scored
-with the task's own metrics)."""
+"""TNE in the web app: each document with its NPs and links (``instance_tne.html``); a TNE run
+folder's predictions read into the documents' outputs, and each document's labeled F1 for
+compare's paired tests."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,46 +36,11 @@ class TneWebView(WebView):
 
 
 class TneDocuments(Documents):
-    def has_gold(self, data: Sequence[Path]) -> bool:
-        """An unlabelled release (``test_unlabeled``) has ``np_relations: null`` throughout:
-        its first document says which."""
-        from refbench.tasks.tne.read import read_tne
-
-        for f in data:
-            first = next(iter(read_tne(f)), None)
-            if first is not None and first.relations is not None:
-                return True
-        return False
-
-    def document_ids(self, path: Path) -> frozenset[str]:
-        from refbench.core.inputs import read_jsonl
-
-        return frozenset(str(obj.get("id")) for _, obj in read_jsonl(path)
-                         if isinstance(obj, dict) and obj.get("id") is not None)
-
-    def is_prediction_file(self, path: Path) -> bool:
-        from refbench.core.inputs import open_text
-
-        try:
-            with open_text(path) as fh:
-                head = json.loads(fh.readline() or "{}")
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError):
-            return False
-        return isinstance(head, dict) and "id" in head and (
-            "np_relations" in head or "predicted_prepositions" in head) and "nps" not in head
-
     def outputs(self, payloads: dict[str, dict[str, Any]], predictions: Path
                 ) -> dict[str, dict[str, Any]]:
         from refbench.tasks.tne.web_scores import document_outputs
 
         return document_outputs(payloads, predictions)
-
-    def score(self, data: Sequence[Path], predictions: Path, *, stamp: str) -> dict[str, Any]:
-        from refbench.tasks.tne.web_scores import evaluate_file
-
-        st = predictions.stat()
-        return evaluate_file(tuple(str(f) for f in data), stamp, str(predictions),
-                             (st.st_size, st.st_mtime_ns))
 
     def document_scores(self, data: Sequence[Path], predictions: Path, *, stamp: str
                         ) -> dict[str, float]:

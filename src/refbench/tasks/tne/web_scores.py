@@ -1,14 +1,12 @@
-"""TNE scores of prediction files on a web dataset, with the TNE task's own metrics
-(:func:`refbench.tasks.tne.metrics.evaluate_tne`), cached while the files are unchanged; and the
-predicted links of a file as the index's per-document outputs."""
+"""The per-document labeled F1 of a TNE run's predictions on a web dataset (compare's paired
+tests), cached while the files are unchanged; and the predicted links of a file as the
+index's per-document outputs."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-from refbench.core.errors import RefbenchError
 
 
 @lru_cache(maxsize=1)
@@ -18,20 +16,6 @@ def _documents(data: tuple[str, ...], data_stamp: str) -> list[Any]:
     from refbench.tasks.tne.read import read_tne
 
     return [d for f in data for d in read_tne(f)]
-
-
-@lru_cache(maxsize=256)
-def evaluate_file(data: tuple[str, ...], data_stamp: str, pred: str,
-              stamp: tuple[int, int]) -> dict[str, Any]:
-    from refbench.tasks.tne.metrics import evaluate_tne
-    from refbench.tasks.tne.predictions import read_predictions
-
-    docs = _documents(data, data_stamp)
-    gold = {d.id: d for d in docs}
-    try:
-        return evaluate_tne(docs, read_predictions(pred, gold))
-    except RefbenchError as exc:  # other documents, or gold without relations to score
-        return {"error": exc.render()}
 
 
 def document_outputs(payloads: dict[str, dict[str, Any]], predictions: Path
