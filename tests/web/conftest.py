@@ -44,7 +44,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
     from refbench.runs.store import Store
-    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
+    from refbench.tasks.tne.models.baselines import BASELINES, with_oracle_prepositions
     from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_tne
 

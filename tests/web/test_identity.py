@@ -26,8 +26,8 @@ def ok(*args: str, cwd: Path | None = None) -> str:
 
 def other_suite(out: Path) -> Path:
     """A suite laid out like the golden one, with the same file names and other content."""
-    from refbench.tasks.kitmus.resources import load_resources
-    from refbench.tasks.kitmus.suite import generate_suite, make_config
+    from refbench.tasks.kitmus.generate.resources import load_resources
+    from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
     cfg = make_config(variants=TINY["variants"], entities=TINY["entities"],
                       sizes=TINY["sizes"], seed=TINY["seed"] + 1)
@@ -167,7 +167,7 @@ def test_documents_runs_stay_off_unlabelled_data_and_counts_add_up(tmp_path: Pat
     """Finding 5: a TNE prediction file is attached to the labelled release only (never to the
     unlabelled copy of the same documents), the leaderboard answers, and the home page counts
     each run once."""
-    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
+    from refbench.tasks.tne.models.baselines import BASELINES, with_oracle_prepositions
     from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_tne
 
@@ -197,7 +197,7 @@ def test_documents_runs_stay_off_unlabelled_data_and_counts_add_up(tmp_path: Pat
 def test_an_unreadable_prediction_file_is_listed_not_dropped(tmp_path: Path) -> None:
     """A TNE prediction file whose documents cannot be read is attached nowhere, and the home
     page says which file and why (review of issue 31: it vanished without a word)."""
-    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
+    from refbench.tasks.tne.models.baselines import BASELINES, with_oracle_prepositions
     from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_tne
 

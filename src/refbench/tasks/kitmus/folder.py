@@ -28,7 +28,7 @@ class KitmusSuite(FolderRuns):
                                      for p in path.glob("*/subtask_*_ents"))
 
     def files(self, path: Path, *, split: str) -> list[FolderFile]:
-        from refbench.tasks.kitmus.suite_eval import find_gold
+        from refbench.tasks.kitmus.score.suite_eval import find_gold
 
         return [FolderFile(gold, f"{variant}/subtask_{n}_ents/{split}",
                            {"variant": variant, "n_entities": n})
@@ -71,7 +71,7 @@ class KitmusSuite(FolderRuns):
                 "random_baseline": random_row}
 
     def run_text(self, result: dict[str, Any]) -> str:
-        from refbench.tasks.kitmus.text import suite_run_text
+        from refbench.tasks.kitmus.present.text import suite_run_text
 
         return suite_run_text(result)
 
@@ -82,7 +82,7 @@ class KitmusSuite(FolderRuns):
                  systems: Sequence[str] = (), split: str = "test", bootstrap: int = 1000,
                  seed: int = 0, on_invalid: InvalidInstances | None = None,
                  allow_missing: bool = False) -> dict[str, Any]:
-        from refbench.tasks.kitmus.suite_eval import evaluate_suite
+        from refbench.tasks.kitmus.score.suite_eval import evaluate_suite
 
         return evaluate_suite(gold, list(preds), names=list(systems), split=split,
                               bootstrap=bootstrap, seed=seed, on_invalid=on_invalid,
