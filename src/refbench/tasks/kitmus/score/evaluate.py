@@ -105,8 +105,7 @@ def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1
     cis = bootstrap_cis(cols, {"pronoun_accuracy": accuracy_stat, "antecedent_f1": f1_stat},
                         resamples=bootstrap, seed=seed)
     result = overall.summary()
-    n_cands = [len(i.candidates) for i in gold]
-    random_acc = statistics.fmean(1 / n for n in n_cands) if n_cands else 0.0
+    random_acc = chance_accuracy(gold)
     result.update({
         "n_missing": len(missing),
         "n_extra": len(extra),
@@ -128,6 +127,12 @@ def score(gold: Sequence[GoldItem], preds: PredictionFile, *, bootstrap: int = 1
     if extra:
         result["warnings"].append(f"{len(extra)} predicted ids are not in the gold; ignored")
     return result
+
+
+def chance_accuracy(gold: Sequence[GoldItem]) -> float:
+    """Pronoun accuracy of a uniform choice among each instance's candidates (the random
+    baseline, a suite's chance row)."""
+    return statistics.fmean(1 / len(g.candidates) for g in gold) if gold else 0.0
 
 
 def _slim(summary: dict[str, Any]) -> dict[str, Any]:

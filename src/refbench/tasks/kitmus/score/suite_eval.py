@@ -26,7 +26,8 @@ from refbench.metrics.bootstrap import Sums, bootstrap_cis, f1_stat
 from refbench.tasks.files import split_from_name
 from refbench.tasks.kitmus.instance import SUBTASK_DIR
 from refbench.tasks.kitmus.registries import KITMUS_VARIANTS, canonical_variant, variant_order
-from refbench.tasks.kitmus.score.evaluate import aggregate_runs, score
+from refbench.tasks.kitmus.score.evaluate import aggregate_runs, chance_accuracy, score
+from refbench.tasks.kitmus.score.figure import subtask_cell, suite_figure
 from refbench.tasks.kitmus.score.gold import read_gold
 from refbench.tasks.kitmus.score.predictions import read_predictions
 
@@ -120,7 +121,8 @@ def _pooled_cis(columns: list[dict[str, list[int]]], *, bootstrap: int, seed: in
 
 def score_cell(gold: list[Any], files: list[Path], *, bootstrap: int, seed: int
                ) -> dict[str, Any]:
-    """One table cell from one or several runs of one system on one subtask."""
+    """The scorer's figures of one or several runs of one system on one subtask, for
+    :func:`~refbench.tasks.kitmus.score.figure.subtask_cell`."""
     columns: list[dict[str, list[int]]] = []
     runs = []
     for f in files:
@@ -136,7 +138,7 @@ def score_cell(gold: list[Any], files: list[Path], *, bootstrap: int, seed: int
                                                  seed=seed).items()}
     return {"runs": [str(f) for f in files], "n": runs[0]["n"],
             "n_missing": max(r["n_missing"] for r in runs),
-            "ci95": {**ci, "resamples": bootstrap, "seed": seed, "over": "instances"},
+            "ci95": {**ci, "resamples": bootstrap, "seed": seed},
             "warnings": [w for r in runs for w in r["warnings"]], **agg}
 
 
@@ -164,7 +166,6 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
     if len(set(labels)) != len(labels):
         raise UsageError(f"two systems would share a name ({', '.join(labels)}); name them "
                          "with --system, one per folder")
-    gold_files = find_gold(Path(gold_root), split)
     cells: list[dict[str, Any]] = []
     warnings: list[str] = []
     random_row: dict[str, float] = {}
@@ -173,7 +174,7 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
         gold = list(read_gold(gold_path, on_invalid=on_invalid))
         if not gold:
             raise RefbenchError("the gold holds no instances: nothing to score", path=gold_path)
-        random_row[f"{variant}|{n}"] = sum(1 / len(g.candidates) for g in gold) / len(gold)
+        random_row[f"{variant}|{n}"] = chance_accuracy(gold)
         for sdir, label in zip(folders, labels, strict=True):
             files = match_predictions(sdir, variant, n, split)
             if not files:
@@ -183,8 +184,8 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
                 cell = score_cell(gold, files, bootstrap=bootstrap, seed=seed)
                 warnings += [f"{label}, {variant}, {n} entities: {w}"
                              for w in cell.pop("warnings")]
-                cells.append({"system": label, "variant": variant, "n_entities": n,
-                              "gold": str(gold_path), **cell})
+                cells.append(subtask_cell(label, variant, n, cell, gold=str(gold_path),
+                                          runs=cell["runs"], n_missing=cell["n_missing"]))
     if not cells:
         raise RefbenchError(f"no prediction files matched any gold subtask for split {split!r} "
                             "(expected <variant>/subtask_<n>_ents/ in each system folder)",
@@ -199,6 +200,5 @@ def evaluate_suite(gold_root: str | Path, systems: list[str | Path] | list[Path]
                                 f"{split!r}): {listed}; give --allow-missing to score the rest")
         warnings.insert(0, f"no predictions for {len(missing)} system subtasks (left empty): "
                            + "; ".join(missing))
-    return {"task": "kitmus", "mode": "suite", "split": split, "gold": str(gold_root),
-            "data": str(gold_root), "systems": labels, "cells": cells,
-            "random_baseline": random_row, "warnings": warnings}
+    return suite_figure(cells, random_row, gold=gold_root, split=split, systems=labels,
+                        warnings=warnings)
