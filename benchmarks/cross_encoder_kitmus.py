@@ -18,8 +18,8 @@ from pathlib import Path
 from refbench.models.cross_encoder import CrossEncoderModel
 from refbench.models.train import train_cross_encoder
 from refbench.tasks.choices import read_choices
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
 
 def main() -> None:

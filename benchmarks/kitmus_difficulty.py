@@ -17,16 +17,16 @@ import statistics
 import time
 from pathlib import Path
 
-from refbench.tasks.kitmus.difficulty import (
+from refbench.tasks.kitmus.generate.difficulty import (
     OFFICIAL_PROBE,
     default_encoder,
     generated_difficulty,
     pool_profile,
     suite_difficulty,
 )
-from refbench.tasks.kitmus.generate import build_pools
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import make_config
+from refbench.tasks.kitmus.generate.instances import build_pools
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import make_config
 
 
 def main() -> None:

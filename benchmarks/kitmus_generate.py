@@ -26,8 +26,8 @@ import threading
 import time
 from pathlib import Path
 
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
 
 def _tree_rss_mb(root_pid: int) -> float:

@@ -17,9 +17,9 @@ from pathlib import Path
 from refbench.models.base import build_model
 from refbench.runs.runner import predict_all
 from refbench.tasks.choices import read_choices
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
-from refbench.tasks.kitmus.suite_eval import find_gold
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
+from refbench.tasks.kitmus.score.suite_eval import find_gold
 
 
 def main() -> None:

@@ -28,9 +28,9 @@ from tests.studies.server_harness import Server, get, post_answer
 
 from refbench.studies.export import export
 from refbench.studyfile.db import StudyStore
-from refbench.tasks.kitmus.resources import load_resources
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 from refbench.tasks.kitmus.study import create_kitmus_study
-from refbench.tasks.kitmus.suite import generate_suite, make_config
 
 
 def pct(values: list[float], q: float) -> float:

@@ -16,8 +16,8 @@ from pathlib import Path
 from refbench.core.registry import MODELS
 from refbench.models.base import build_model
 from refbench.tasks.choices import read_choices
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
 
 def main() -> None:

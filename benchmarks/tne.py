@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from refbench.tasks.tne.baselines import (
+from refbench.tasks.tne.models.baselines import (
     BASELINES,
     COREF_READINGS,
     SURFACE_EXPAND_READINGS,
@@ -26,7 +26,7 @@ from refbench.tasks.tne.baselines import (
     title_last,
     window_links,
 )
-from refbench.tasks.tne.chunker import chunk_texts
+from refbench.tasks.tne.models.chunker import chunk_texts
 from refbench.tasks.tne.read import NPDocument, read_tne
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tne"

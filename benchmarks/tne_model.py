@@ -28,10 +28,10 @@ from pathlib import Path
 
 from recorded import record, save_gz  # benchmarks/ is on the path when run as a script
 from refbench.tasks.tne.metrics import evaluate_tne
-from refbench.tasks.tne.model import TneModel
+from refbench.tasks.tne.models.model import TneModel
+from refbench.tasks.tne.models.train import train_tne
 from refbench.tasks.tne.predictions import TnePrediction, to_leaderboard
 from refbench.tasks.tne.read import read_tne
-from refbench.tasks.tne.train import train_tne
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tne"
 # The paper's test-set rows for the two SpanBERT-base heads: Table 4 (labeled P/R/F1) and

@@ -10,8 +10,8 @@ import json
 import re
 from pathlib import Path
 
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden" / "kitmus-tiny"
 TINY = {
@@ -23,7 +23,7 @@ TINY = {
 
 
 def tiny_config():  # type: ignore[no-untyped-def]
-    from refbench.tasks.kitmus.suite import make_config
+    from refbench.tasks.kitmus.generate.suite import make_config
 
     return make_config(variants=TINY["variants"], entities=TINY["entities"],
                        sizes=TINY["sizes"], seed=TINY["seed"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from refbench.core.cache import cache_dir
-from refbench.tasks.kitmus.gold import read_gold
+from refbench.tasks.kitmus.score.gold import read_gold
 from tests.conftest import ROOT
 
 TINY = ROOT / "tests" / "golden" / "kitmus-tiny" / "background-pretrain" / "subtask_2_ents" \

@@ -19,7 +19,7 @@ from refbench.runs.record import RunSettings
 from refbench.runs.runner import run_model
 from refbench.tasks.choices import read_choices
 from refbench.tasks.kitmus.convert import convert
-from refbench.tasks.kitmus.gold import read_gold
+from refbench.tasks.kitmus.score.gold import read_gold
 from refbench.tasks.knowref.check import check_files
 from refbench.tasks.knowref.switch import switch_file
 from refbench.tasks.knowref.write import write_knowref
@@ -117,7 +117,7 @@ def test_official_formats_round_trip(variant: str, tmp_path: Path) -> None:
 
 @needs_shared(RELEASED)
 def test_official_release_validates_but_one_position_baseline() -> None:
-    from refbench.tasks.kitmus.validate import validate_suite
+    from refbench.tasks.kitmus.generate.validate import validate_suite
 
     report = validate_suite(RELEASED, progress=False)
     # The release drew its answers independently: on background-train 3 entities `first`

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from refbench.core.errors import OutputError
-from refbench.tasks.kitmus.resources import BUILTIN_DIR, load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
+from refbench.tasks.kitmus.generate.resources import BUILTIN_DIR, load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 from tests.conftest import OFFICIAL, needs_shared, run_cli
 from tests.kitmus.test_generate import files_of
 
@@ -83,8 +83,8 @@ def test_a_leaking_suite_is_not_written(tmp_path: Path, monkeypatch: pytest.Monk
     """Pools whose splits share names break the split guarantee: nothing is written."""
     from dataclasses import replace
 
-    from refbench.tasks.kitmus import suite as suite_module
-    from refbench.tasks.kitmus.generate import Pools, build_pools
+    from refbench.tasks.kitmus.generate import suite as suite_module
+    from refbench.tasks.kitmus.generate.instances import Pools, build_pools
 
     def leaky(res, *, seed):  # type: ignore[no-untyped-def]
         pools = build_pools(res, seed=seed)

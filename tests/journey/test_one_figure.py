@@ -89,7 +89,7 @@ def run_and_score(task_name: str, data: Path, root: Path) -> tuple[dict[str, Any
     task = get_task(task_name)
     out = root / "run"
     if task.documents is not None:
-        from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
+        from refbench.tasks.tne.models.baselines import BASELINES, with_oracle_prepositions
         from refbench.tasks.tne.predictions import write_predictions
         from refbench.tasks.tne.read import read_tne
 

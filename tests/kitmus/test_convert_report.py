@@ -10,8 +10,8 @@ from scripts.regen_golden import GOLDEN
 
 from refbench.core.errors import RefbenchError
 from refbench.tasks.kitmus.convert import convert
-from refbench.tasks.kitmus.evaluate import evaluate_files
-from refbench.tasks.kitmus.gold import read_gold
+from refbench.tasks.kitmus.score.evaluate import evaluate_files
+from refbench.tasks.kitmus.score.gold import read_gold
 from tests.conftest import run_cli
 
 NATIVE2 = GOLDEN / "background-pretrain" / "subtask_2_ents" / "test.jsonl"

@@ -12,7 +12,7 @@ from scripts.regen_golden import GOLDEN, TINY, tiny_config
 
 from refbench.core.errors import RefbenchError
 from refbench.formats.conll2012 import format_conll, read_conll
-from refbench.tasks.kitmus.difficulty import (
+from refbench.tasks.kitmus.generate.difficulty import (
     OFFICIAL_PROBE,
     ProbeItem,
     default_encoder,
@@ -24,9 +24,9 @@ from refbench.tasks.kitmus.difficulty import (
     read_items,
     suite_difficulty,
 )
-from refbench.tasks.kitmus.generate import build_pools, generate_job
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.variants import VARIANTS
+from refbench.tasks.kitmus.generate.instances import build_pools, generate_job
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.variants import VARIANTS
 from tests.conftest import OFFICIAL, needs_shared
 
 
@@ -198,7 +198,7 @@ def test_official_probe_figure_at_four_entities() -> None:
 
 
 def test_datasheet_section_says_when_the_probe_did_not_run() -> None:
-    from refbench.tasks.kitmus.difficulty import difficulty_section
+    from refbench.tasks.kitmus.generate.difficulty import difficulty_section
 
     assert "generated with --no-probe" in "\n".join(difficulty_section({}))
     fictional_only = {"difficulty": {"groups": [], "split": "test"}}

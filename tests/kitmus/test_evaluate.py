@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.kitmus.evaluate import evaluate_files
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
-from refbench.tasks.kitmus.suite_eval import evaluate_suite
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
+from refbench.tasks.kitmus.score.evaluate import evaluate_files
+from refbench.tasks.kitmus.score.suite_eval import evaluate_suite
 from tests.conftest import OFFICIAL, needs_shared, run_cli
 from tests.kitmus import scoring_fixtures as fx
 

@@ -9,10 +9,10 @@ import pytest
 from scripts.regen_golden import GOLDEN, tiny_config, without_provenance
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.kitmus.generate import build_pools, generate_job
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
-from refbench.tasks.kitmus.variants import VARIANTS
+from refbench.tasks.kitmus.generate.instances import build_pools, generate_job
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
+from refbench.tasks.kitmus.generate.variants import VARIANTS
 
 RES = load_resources()
 
@@ -200,7 +200,7 @@ def test_background_position_is_balanced() -> None:
     """The answer's background sentence (background-both) is at each place equally often."""
     import random
 
-    from refbench.tasks.kitmus.generate import _order_with
+    from refbench.tasks.kitmus.generate.instances import _order_with
 
     rng = random.Random(0)
     assert sorted(_order_with(rng, 4, 2, 0)) == [0, 1, 2, 3]

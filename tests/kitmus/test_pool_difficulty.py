@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from refbench.tasks.kitmus.difficulty import default_encoder, pool_profile
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.roots import shares_root
+from refbench.tasks.kitmus.generate.difficulty import default_encoder, pool_profile
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.roots import shares_root
 
 RES = load_resources()
 NOUN_TAGS = ("NN", "NNS", "NNP", "NNPS")

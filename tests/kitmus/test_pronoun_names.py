@@ -18,12 +18,12 @@ import pytest
 from refbench.runs.runner import run_model
 from refbench.tasks.choices import read_choices
 from refbench.tasks.kitmus.convert import convert
-from refbench.tasks.kitmus.evaluate import evaluate_files
-from refbench.tasks.kitmus.gold import read_gold
+from refbench.tasks.kitmus.generate.resources import BUILTIN_DIR, load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
+from refbench.tasks.kitmus.generate.validate import validate_suite
 from refbench.tasks.kitmus.native import read_native
-from refbench.tasks.kitmus.resources import BUILTIN_DIR, load_resources
-from refbench.tasks.kitmus.suite import generate_suite, make_config
-from refbench.tasks.kitmus.validate import validate_suite
+from refbench.tasks.kitmus.score.evaluate import evaluate_files
+from refbench.tasks.kitmus.score.gold import read_gold
 from tests.conftest import run_cli
 
 PRONOUN_NAMES = ["He", "Her", "Ey", "They", "She", "Him", "His", "Them", "Their", "Ze", "Zir",

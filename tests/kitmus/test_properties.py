@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from refbench.formats.conll2012 import read_conll
 from refbench.formats.e2e_jsonlines import read_jsonlines
 from refbench.formats.gap_tsv import read_gap
-from refbench.tasks.kitmus.generate import build_pools, generate_job
+from refbench.tasks.kitmus.generate.instances import build_pools, generate_job
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.variants import VARIANTS
 from refbench.tasks.kitmus.instance import KitmusInstance
 from refbench.tasks.kitmus.native import instance_from_json, instance_to_json
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.variants import VARIANTS
 from refbench.tasks.kitmus.writers import GAP_HEADER, write_conll, write_gap, write_jsonlines
 
 RES = load_resources()

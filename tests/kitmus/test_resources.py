@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.kitmus.official import load_official
-from refbench.tasks.kitmus.resources import BUILTIN_DIR, load_native, load_resources
-from refbench.tasks.kitmus.templates import REQUIRED_SLOTS
+from refbench.tasks.kitmus.generate.official import load_official
+from refbench.tasks.kitmus.generate.resources import BUILTIN_DIR, load_native, load_resources
+from refbench.tasks.kitmus.generate.templates import REQUIRED_SLOTS
 from tests.conftest import OFFICIAL, needs_shared
 
 RES = load_resources()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.kitmus.templates import (
+from refbench.tasks.kitmus.generate.templates import (
     capitalize_first,
     fill,
     indefinite_article,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scripts.regen_golden import GOLDEN
 
-from refbench.tasks.kitmus.validate import validate_suite
+from refbench.tasks.kitmus.generate.validate import validate_suite
 from tests.conftest import run_cli
 
 
@@ -53,7 +53,7 @@ def test_generate_cli_json_and_bad_input(tmp_path: Path) -> None:
 
 
 def test_generate_with_malformed_resources_exits_2(tmp_path: Path) -> None:
-    from refbench.tasks.kitmus.resources import BUILTIN_DIR
+    from refbench.tasks.kitmus.generate.resources import BUILTIN_DIR
 
     res = tmp_path / "res"
     shutil.copytree(BUILTIN_DIR, res)
@@ -91,7 +91,7 @@ def test_balance_fails_when_a_position_baseline_is_off_chance() -> None:
     "answer-position balance ok" (the old check allowed 4 standard errors)."""
     from collections import Counter
 
-    from refbench.tasks.kitmus.validate import BALANCE, _check_balance, _Collector
+    from refbench.tasks.kitmus.generate.validate import BALANCE, _check_balance, _Collector
 
     col = _Collector()
     col.positions["background-pretrain/subtask_4_ents/test"] = Counter(
@@ -111,8 +111,8 @@ def test_balance_fails_when_a_position_baseline_is_off_chance() -> None:
 
 
 def test_a_generated_suite_has_position_baselines_at_chance(tmp_path: Path) -> None:
-    from refbench.tasks.kitmus.resources import load_resources
-    from refbench.tasks.kitmus.suite import generate_suite, make_config
+    from refbench.tasks.kitmus.generate.resources import load_resources
+    from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
     out = tmp_path / "s"
     cfg = make_config(variants=["background-pretrain"], entities=[3], splits=["test"],

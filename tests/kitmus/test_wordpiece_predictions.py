@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.kitmus.evaluate import evaluate_files
+from refbench.tasks.kitmus.score.evaluate import evaluate_files
 from tests.conftest import needs_shared, run_cli
 from tests.kitmus.bert_output import (
     FIXTURES,

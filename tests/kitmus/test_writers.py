@@ -10,11 +10,11 @@ import pytest
 from refbench.formats.conll2012 import format_conll
 from refbench.formats.detok import detokenize, detokenize_from, join_pieces
 from refbench.formats.e2e_jsonlines import format_jsonlines
-from refbench.tasks.kitmus.generate import build_pools, generate_job
+from refbench.tasks.kitmus.generate.instances import build_pools, generate_job
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.variants import VARIANTS
 from refbench.tasks.kitmus.instance import VIEWS, KitmusInstance
 from refbench.tasks.kitmus.native import dumps_instance, instance_to_json
-from refbench.tasks.kitmus.resources import load_resources
-from refbench.tasks.kitmus.variants import VARIANTS
 from refbench.tasks.kitmus.writers import (
     view_clusters,
     view_text,

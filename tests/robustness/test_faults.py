@@ -294,7 +294,7 @@ def test_stale_partial_folders_are_removed_or_named(tmp_path: Path,
                                       "noise/escape.txt"])
 def test_official_noise_paths_stay_inside_the_resource_folder(tmp_path: Path,
                                                               noise_fp: str) -> None:
-    from refbench.tasks.kitmus.official import load_official
+    from refbench.tasks.kitmus.generate.official import load_official
 
     root = official_layout(tmp_path / "res", noise_fp)
     (root / "noise").mkdir()

@@ -110,7 +110,7 @@ def _choices(task: str | None = None) -> Callable[[Path], Any]:
 
 
 def _kitmus_preds(p: Path) -> Any:
-    from refbench.tasks.kitmus.evaluate import evaluate_files
+    from refbench.tasks.kitmus.score.evaluate import evaluate_files
 
     return evaluate_files(support() / "kitmus.jsonl", [p], bootstrap=0)
 
@@ -163,7 +163,7 @@ def _switch(p: Path) -> Any:
 def _report(p: Path) -> Any:
     from refbench.reporting.results import load_results
     from refbench.reporting.tables import generic_tables
-    from refbench.tasks.kitmus.report import kitmus_cells, kitmus_table
+    from refbench.tasks.kitmus.present.tables import kitmus_cells, kitmus_table
 
     data = load_results([p])
     cells, chance = kitmus_cells(data, "pronoun_accuracy")

@@ -12,10 +12,10 @@ from flask.testing import FlaskClient
 
 from refbench.studyfile.db import StudyStore
 from refbench.tasks.altentities.study import create_altentities_study
-from refbench.tasks.kitmus.resources import load_resources
+from refbench.tasks.kitmus.generate.resources import load_resources
+from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 from refbench.tasks.kitmus.study import create_kitmus_study
-from refbench.tasks.kitmus.suite import generate_suite, make_config
-from refbench.tasks.tne.study import create_tne_study
+from refbench.tasks.tne.annotation.study import create_tne_study
 from refbench.web.study.server import create_app
 from tests.conftest import ROOT
 

@@ -19,7 +19,7 @@ import pytest
 
 from refbench.tasks.altentities.study import create_altentities_study
 from refbench.tasks.kitmus.study import create_kitmus_study
-from refbench.tasks.tne.study import create_tne_study
+from refbench.tasks.tne.annotation.study import create_tne_study
 from tests.studies.conftest import ENTITIES, answer_everything, client
 from tests.studies.server_harness import Server, post_answer
 from tests.studies.test_browser import CHROMIUM, answers, page, ready, saved, shots

@@ -12,7 +12,7 @@ from refbench.core.errors import OutputError, RefbenchError, UsageError
 from refbench.studyfile.create import annotator_names, assign
 from refbench.studyfile.db import StudyStore
 from refbench.tasks.kitmus.study import create_kitmus_study, load_instances, split_knowledge
-from refbench.tasks.tne.study import create_tne_study
+from refbench.tasks.tne.annotation.study import create_tne_study
 from tests.conftest import run_cli
 from tests.studies.conftest import ENTITIES, TNE_TINY, make_suite
 

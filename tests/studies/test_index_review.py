@@ -11,7 +11,7 @@ from typing import Any
 
 from refbench.studies.export import CSV_COLUMNS
 from refbench.studyfile.db import StudyStore
-from refbench.tasks.tne.study_view import chain_style
+from refbench.tasks.tne.annotation.study_view import chain_style
 from refbench.web.app import create_app
 from refbench.web.catalog import ServeConfig
 from refbench.web.serve import study_blueprints

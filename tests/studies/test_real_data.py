@@ -11,9 +11,9 @@ from refbench.studies.export import export
 from refbench.studies.report import study_agreement
 from refbench.studyfile.db import StudyStore
 from refbench.tasks.altentities.study import create_altentities_study
-from refbench.tasks.kitmus.gold import instance_key
+from refbench.tasks.kitmus.score.gold import instance_key
 from refbench.tasks.kitmus.study import create_kitmus_study, load_instances, split_knowledge
-from refbench.tasks.tne.study import create_tne_study
+from refbench.tasks.tne.annotation.study import create_tne_study
 from tests.conftest import OFFICIAL, SHARED, needs_shared, run_cli
 from tests.studies.conftest import answer_everything, client, tokens
 

@@ -11,7 +11,7 @@ from markupsafe import escape
 from refbench.studyfile.db import StudyStore
 from refbench.tasks.altentities.study import create_altentities_study
 from refbench.tasks.kitmus.study import create_kitmus_study
-from refbench.tasks.tne.study import chains
+from refbench.tasks.tne.annotation.study import chains
 from tests.studies.conftest import ENTITIES, answer_everything, client, save, tokens
 
 

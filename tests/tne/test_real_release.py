@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from refbench.tasks.tne.baselines import (
+from refbench.tasks.tne.metrics import evaluate_tne
+from refbench.tasks.tne.models.baselines import (
     BASELINES,
     SURFACE_EXPAND_READINGS,
     TABLE4,
     score_links,
     window_links,
 )
-from refbench.tasks.tne.metrics import evaluate_tne
 from refbench.tasks.tne.predictions import gold_relations, read_predictions, write_predictions
 from refbench.tasks.tne.read import PREP_ID, NPDocument, read_tne
 from refbench.tasks.tne.stats import (

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from refbench.core.errors import RefbenchError
-from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
 from refbench.tasks.tne.metrics import evaluate_tne
+from refbench.tasks.tne.models.baselines import BASELINES, with_oracle_prepositions
 from refbench.tasks.tne.predictions import (
     TnePrediction,
     gold_relations,
@@ -219,7 +219,7 @@ def test_release_files_and_table4() -> None:
 
 
 def test_chunker_base_nps() -> None:
-    from refbench.tasks.tne.chunker import chunk_texts
+    from refbench.tasks.tne.models.chunker import chunk_texts
 
     (chunks,) = list(chunk_texts(["The Church of Scientology sued the owner of the site in "
                                   "2005 because he wrote three letters.\nNew title here"]))

@@ -46,8 +46,8 @@ def test_reader_accepts_null_np_type_and_source() -> None:
 def test_train_resume_predict_and_enrich(tmp_path: Path, tiny_encoder: Path) -> None:
     from functools import partial
 
-    from refbench.tasks.tne.model import TneModel
-    from refbench.tasks.tne.train import train_tne as train_any
+    from refbench.tasks.tne.models.model import TneModel
+    from refbench.tasks.tne.models.train import train_tne as train_any
 
     train_tne = partial(train_any, encoder=str(tiny_encoder))
     docs = [document_from_json(DOC), document_from_json(second_doc())]
@@ -76,8 +76,8 @@ def test_train_resume_predict_and_enrich(tmp_path: Path, tiny_encoder: Path) -> 
     model = TneModel(whole)
     # The dev sweep counts labeled F1 exactly as evaluate_tne does, for every rule.
     from refbench.tasks.tne.metrics import evaluate_tne
+    from refbench.tasks.tne.models.train import dev_f1_by_threshold
     from refbench.tasks.tne.predictions import TnePrediction
-    from refbench.tasks.tne.train import dev_f1_by_threshold
 
     sweep = dev_f1_by_threshold(model, docs)
     for rule, threshold in (("argmax", None), ("0.30", 0.3), ("0.60", 0.6)):
@@ -98,8 +98,8 @@ def test_train_resume_predict_and_enrich(tmp_path: Path, tiny_encoder: Path) -> 
     logits = decoupled.pair_logits(docs[0])
     assert logits.shape == (6, 6, len(PREP_ID)) and float(decoupled.loss(
         logits, decoupled.targets(docs[0])).detach()) > 0
-    from refbench.tasks.tne.chunker import nlp
-    from refbench.tasks.tne.enrich import enrich_text
+    from refbench.tasks.tne.models.chunker import nlp
+    from refbench.tasks.tne.models.enrich import enrich_text
 
     nps, relations = enrich_text("The roof of the house in the town fell.", model, nlp())
     assert [n["text"] for n in nps] == ["The roof", "the house", "the town"]

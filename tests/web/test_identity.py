@@ -26,8 +26,8 @@ def ok(*args: str, cwd: Path | None = None) -> str:
 
 def other_suite(out: Path) -> Path:
     """A suite laid out like the golden one, with the same file names and other content."""
-    from refbench.tasks.kitmus.resources import load_resources
-    from refbench.tasks.kitmus.suite import generate_suite, make_config
+    from refbench.tasks.kitmus.generate.resources import load_resources
+    from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
     cfg = make_config(variants=TINY["variants"], entities=TINY["entities"],
                       sizes=TINY["sizes"], seed=TINY["seed"] + 1)
@@ -197,7 +197,7 @@ def test_a_bare_tne_prediction_file_is_not_a_run(tmp_path: Path) -> None:
     """Issue 38: the web app carries one kind of run. A TNE prediction file given with
     ``--runs`` (the leaderboard export, or a file written before TNE runs were run folders)
     is no ``t<hash>`` run: the home page lists it as holding no run folders."""
-    from refbench.tasks.tne.baselines import BASELINES, with_oracle_prepositions
+    from refbench.tasks.tne.models.baselines import BASELINES, with_oracle_prepositions
     from refbench.tasks.tne.predictions import write_predictions
     from refbench.tasks.tne.read import read_tne
 

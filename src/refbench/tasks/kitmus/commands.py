@@ -93,8 +93,8 @@ def generate(out: Path, resources: Path | None, variants: str | None, entities: 
     stats.json. Deterministic: the same seed and resources give byte-identical files, and a
     subset (--variants/--entities/--splits) gives exactly the files of the full run.
     """
-    from refbench.tasks.kitmus.resources import load_resources
-    from refbench.tasks.kitmus.suite import generate_suite, make_config
+    from refbench.tasks.kitmus.generate.resources import load_resources
+    from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 
     cfg = make_config(
         variants=split_list(variants), entities=parse_ints(entities, "--entities"),
@@ -103,7 +103,7 @@ def generate(out: Path, resources: Path | None, variants: str | None, entities: 
     )
     res = load_resources(resources)
     if skip_if_current and out.is_dir():
-        from refbench.tasks.kitmus.suite import stale_reason
+        from refbench.tasks.kitmus.generate.suite import stale_reason
 
         reason = stale_reason(out, res, cfg)
         if reason is None:
@@ -171,7 +171,7 @@ def validate(directory: Path, as_json: bool, max_shown: int) -> None:
     fails). Exit code 1 on violations: the whole official release exits 1, on its
     background-train 3-entity test split (first 0.3065, interval 0.287-0.327).
     """
-    from refbench.tasks.kitmus.validate import validate_suite
+    from refbench.tasks.kitmus.generate.validate import validate_suite
 
     report = validate_suite(directory, progress=not as_json)
     if as_json:
@@ -208,7 +208,7 @@ def build_resources_cmd(out: Path, seed: int, overwrite: bool, as_json: bool) ->
     model trained on reversed English words (package `wordfreq`). Needs `refbench[resources]`.
     The shipped pools are the output of this command with --seed 0.
     """
-    from refbench.tasks.kitmus.build import build_resources
+    from refbench.tasks.kitmus.generate.build import build_resources
 
     report = build_resources(out, seed=seed, overwrite=overwrite)
     if as_json:
@@ -234,7 +234,7 @@ def difficulty(directory: Path, split: str, variants: str | None, as_json: bool)
     word root with the answer's (or a distractor's) occupation. Reads full-text CoNLL (else
     native JSONL) by structure, so entities named like pronouns are no problem.
     """
-    from refbench.tasks.kitmus.difficulty import OFFICIAL_PROBE, suite_difficulty
+    from refbench.tasks.kitmus.generate.difficulty import OFFICIAL_PROBE, suite_difficulty
 
     report = suite_difficulty(directory, split=split, variants=split_list(variants),
                               progress=not as_json)
@@ -279,9 +279,9 @@ def pool_difficulty(resources: Path | None, split_seed: int | None, as_json: boo
     exact expected probe accuracy at 2/3/4 entities. The criterion the built-in pool was
     written to is in its PROVENANCE.md.
     """
-    from refbench.tasks.kitmus.difficulty import default_encoder, pool_profile
-    from refbench.tasks.kitmus.generate import build_pools
-    from refbench.tasks.kitmus.resources import load_resources
+    from refbench.tasks.kitmus.generate.difficulty import default_encoder, pool_profile
+    from refbench.tasks.kitmus.generate.instances import build_pools
+    from refbench.tasks.kitmus.generate.resources import load_resources
 
     res = load_resources(resources)
     rows = (build_pools(res, seed=split_seed).splits["test"].occupations

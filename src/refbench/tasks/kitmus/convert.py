@@ -18,9 +18,9 @@ from refbench.formats.conll2012 import ConllDocument, format_conll, read_conll
 from refbench.formats.detok import detokenize
 from refbench.formats.e2e_jsonlines import format_jsonlines, read_jsonlines
 from refbench.formats.gap_tsv import GAP_COLUMNS, format_row
-from refbench.tasks.kitmus.gold import gold_from_conll_doc
 from refbench.tasks.kitmus.instance import VIEWS
 from refbench.tasks.kitmus.native import read_native
+from refbench.tasks.kitmus.score.gold import gold_from_conll_doc
 from refbench.tasks.kitmus.structure import meet_sentence
 from refbench.tasks.kitmus.writers import view_clusters
 

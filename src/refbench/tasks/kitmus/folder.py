@@ -28,7 +28,7 @@ class KitmusSuite(FolderRuns):
                                      for p in path.glob("*/subtask_*_ents"))
 
     def files(self, path: Path, *, split: str) -> list[FolderFile]:
-        from refbench.tasks.kitmus.suite_eval import find_gold
+        from refbench.tasks.kitmus.score.suite_eval import find_gold
 
         return [FolderFile(gold, f"{variant}/subtask_{n}_ents/{split}",
                            {"variant": variant, "n_entities": n})
@@ -49,29 +49,19 @@ class KitmusSuite(FolderRuns):
 
     def combine(self, path: Path, runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], *,
                 split: str, model: str, system: str) -> dict[str, Any]:
-        cells = []
-        random_row = {}
-        for labels, m in runs:
-            variant, n = labels["variant"], labels["n_entities"]
-            cells.append({"system": system, "variant": variant, "n_entities": n,
-                          "pronoun_accuracy": m["pronoun_accuracy"],
-                          "antecedent_f1": m["antecedent_f1"],
-                          "antecedent_precision": m["antecedent_precision"],
-                          "antecedent_recall": m["antecedent_recall"],
-                          "task_specific_accuracy": m["task_specific_accuracy"],
-                          "ci95": {k: m["ci95"][k] for k in ("pronoun_accuracy",
-                                                             "antecedent_f1", "resamples",
-                                                             "seed")},
-                          "n": m["n"], "n_runs": 1, "n_cached": m["n_cached"],
-                          "gold": m["data"], "predictions": m["predictions"],
-                          "run_id": m.get("run_id")})
-            random_row[f"{variant}|{n}"] = m["random_baseline"]["pronoun_accuracy"]
-        return {"task": "kitmus", "mode": "suite", "split": split, "gold": str(path),
-                "data": str(path), "model": model, "systems": [system], "cells": cells,
-                "random_baseline": random_row}
+        from refbench.tasks.kitmus.score.figure import subtask_cell, suite_figure
+
+        cells = [subtask_cell(system, labels["variant"], labels["n_entities"], m,
+                              n_cached=m["n_cached"], gold=m["data"],
+                              predictions=m["predictions"], run_id=m.get("run_id"))
+                 for labels, m in runs]
+        chance = {f"{labels['variant']}|{labels['n_entities']}":
+                  m["random_baseline"]["pronoun_accuracy"] for labels, m in runs}
+        return suite_figure(cells, chance, gold=path, split=split, systems=[system],
+                            model=model)
 
     def run_text(self, result: dict[str, Any]) -> str:
-        from refbench.tasks.kitmus.text import suite_run_text
+        from refbench.tasks.kitmus.present.text import suite_run_text
 
         return suite_run_text(result)
 
@@ -82,7 +72,7 @@ class KitmusSuite(FolderRuns):
                  systems: Sequence[str] = (), split: str = "test", bootstrap: int = 1000,
                  seed: int = 0, on_invalid: InvalidInstances | None = None,
                  allow_missing: bool = False) -> dict[str, Any]:
-        from refbench.tasks.kitmus.suite_eval import evaluate_suite
+        from refbench.tasks.kitmus.score.suite_eval import evaluate_suite
 
         return evaluate_suite(gold, list(preds), names=list(systems), split=split,
                               bootstrap=bootstrap, seed=seed, on_invalid=on_invalid,

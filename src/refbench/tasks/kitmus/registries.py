@@ -7,7 +7,7 @@ from __future__ import annotations
 from refbench.core.errors import UsageError
 from refbench.core.registry import Entry, Registry
 
-_K = "refbench.tasks.kitmus.variants"
+_K = "refbench.tasks.kitmus.generate.variants"
 
 KITMUS_VARIANTS = Registry(
     "KITMUS variant",
@@ -62,9 +62,9 @@ KITMUS_FORMATS = Registry(
 RESOURCE_LAYOUTS = Registry(
     "KITMUS resource layout",
     [
-        Entry("refbench", "refbench.tasks.kitmus.resources:load_native",
+        Entry("refbench", "refbench.tasks.kitmus.generate.resources:load_native",
               "refbench's own layout (the built-in pools use it)"),
-        Entry("official", "refbench.tasks.kitmus.official:load_official",
+        Entry("official", "refbench.tasks.kitmus.generate.official:load_official",
               "the official KITMUS resource folder (tuple literals parsed safely)"),
     ],
 )
@@ -72,11 +72,11 @@ RESOURCE_LAYOUTS = Registry(
 METRICS = Registry(
     "metric",
     [
-        Entry("kitmus.antecedent_f1", "refbench.tasks.kitmus.evaluate:score",
+        Entry("kitmus.antecedent_f1", "refbench.tasks.kitmus.score.evaluate:score",
               "micro P/R/F1 over candidate-pronoun link decisions (task text)"),
-        Entry("kitmus.pronoun_accuracy", "refbench.tasks.kitmus.evaluate:score",
+        Entry("kitmus.pronoun_accuracy", "refbench.tasks.kitmus.score.evaluate:score",
               "instance correct iff the linked set is exactly the correct candidate"),
-        Entry("kitmus.task_specific_accuracy", "refbench.tasks.kitmus.evaluate:score",
+        Entry("kitmus.task_specific_accuracy", "refbench.tasks.kitmus.score.evaluate:score",
               "KnowRef: correct / (correct + incorrect), with the decision breakdown"),
     ],
 )
@@ -84,13 +84,13 @@ METRICS = Registry(
 PREDICTION_FORMATS = Registry(
     "prediction format",
     [
-        Entry("jsonlines", "refbench.tasks.kitmus.predictions:read_predictions",
+        Entry("jsonlines", "refbench.tasks.kitmus.score.predictions:read_predictions",
               "e2e-coref output (predicted_clusters, else clusters)"),
-        Entry("conll", "refbench.tasks.kitmus.predictions:read_predictions",
+        Entry("conll", "refbench.tasks.kitmus.score.predictions:read_predictions",
               "CoNLL-2012 with a predicted coreference column"),
-        Entry("gap", "refbench.tasks.kitmus.predictions:read_predictions",
+        Entry("gap", "refbench.tasks.kitmus.score.predictions:read_predictions",
               "GAP TSV: 11 or 9 columns with header, or the scorer's 3 columns without"),
-        Entry("answers", "refbench.tasks.kitmus.predictions:read_predictions",
+        Entry("answers", "refbench.tasks.kitmus.score.predictions:read_predictions",
               "refbench answers JSONL: {id, answer: index or name, scores}"),
     ],
 )

@@ -45,7 +45,7 @@ def load_instances(data: Path | Sequence[Path], *, split: str = "test",
                    progress: bool = True) -> list[tuple[ChoiceInstance, Path]]:
     """Every instance of the data files, and of every subtask of suite folders."""
     from refbench.tasks.choices import read_choices
-    from refbench.tasks.kitmus.suite_eval import find_gold
+    from refbench.tasks.kitmus.score.suite_eval import find_gold
 
     files: list[Path] = []
     for d in [data] if isinstance(data, Path) else data:
@@ -145,7 +145,7 @@ def _record_source(inst: ChoiceInstance, path: Path, condition: str) -> Path:
 
 
 def build_items(chosen: Sequence[tuple[ChoiceInstance, Path, str, bool]]) -> list[NewItem]:
-    from refbench.tasks.kitmus.gold import instance_key
+    from refbench.tasks.kitmus.score.gold import instance_key
 
     records = source_records({(_record_source(inst, p, c), instance_key(inst.id))
                               for inst, p, c, _ in chosen})

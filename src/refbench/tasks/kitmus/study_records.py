@@ -22,7 +22,7 @@ from refbench.core.inputs import format_name
 from refbench.core.io import read_lines
 from refbench.metrics.agreement import majority
 from refbench.studyfile.db import Item
-from refbench.tasks.kitmus.gold import instance_key
+from refbench.tasks.kitmus.score.gold import instance_key
 
 _BEGIN = re.compile(r"^#begin document \((.*)\); part (\d+)\s*$")
 FORMATS = {"conll": "v4_gold_conll", "jsonl": "jsonl", "tsv": "tsv"}

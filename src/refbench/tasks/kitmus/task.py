@@ -13,11 +13,11 @@ from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, Listings, Studies
-from refbench.tasks.kitmus.coref import KitmusCoref
 from refbench.tasks.kitmus.folder import KitmusExport, KitmusSuite
 from refbench.tasks.kitmus.instance import CONLL_SUFFIXES as _CONLL
-from refbench.tasks.kitmus.results import KitmusReport
-from refbench.tasks.kitmus.web import KitmusWebView
+from refbench.tasks.kitmus.present.report import KitmusReport
+from refbench.tasks.kitmus.present.web import KitmusWebView
+from refbench.tasks.kitmus.score.coref import KitmusCoref
 
 _RUN_KEYS = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision", "antecedent_recall",
              "task_specific_accuracy", "decisions", "ci95", "random_baseline", "variant",
@@ -55,14 +55,14 @@ class KitmusTask(Task):
 
     def read_choices(self, path: Path, *, options: dict[str, Any] | None = None,
                      on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
-        from refbench.tasks.kitmus.choice import read_kitmus_choices
+        from refbench.tasks.kitmus.score.choice import read_kitmus_choices
 
         return read_kitmus_choices(path, on_invalid=on_invalid)
 
     def run_metrics(self, data: Path, predictions: Path, instances: Sequence[ChoiceInstance],
                     answers: Sequence[int | None], *, skip_invalid: bool = False
                     ) -> dict[str, Any]:
-        from refbench.tasks.kitmus.evaluate import evaluate_files
+        from refbench.tasks.kitmus.score.evaluate import evaluate_files
 
         r = evaluate_files(data, [predictions], bootstrap=1000, seed=0,
                            on_invalid=InvalidInstances() if skip_invalid else None,
@@ -74,7 +74,7 @@ class KitmusTask(Task):
                  reader_options: dict[str, Any] | None = None,
                  on_invalid: InvalidInstances | None = None, **options: Any) -> dict[str, Any]:
         from refbench.tasks.answers import prediction_file, read_choice_answers, system_name
-        from refbench.tasks.kitmus.evaluate import evaluate_files
+        from refbench.tasks.kitmus.score.evaluate import evaluate_files
 
         files = [prediction_file(p) for p in preds]
         result = evaluate_files(gold, files, bootstrap=bootstrap, seed=seed,

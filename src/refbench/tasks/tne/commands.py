@@ -70,7 +70,7 @@ def baseline(name: str, data: Path, out: Path, leaderboard: bool, seed: int,
     tried: see docs/tne-baselines.md."""
     from refbench.core.errors import UsageError
     from refbench.core.output_checks import check_output_dir
-    from refbench.tasks.tne.baselines import BASELINES, paper_row, with_oracle_prepositions
+    from refbench.tasks.tne.models.baselines import BASELINES, paper_row, with_oracle_prepositions
     from refbench.tasks.tne.read import read_documents
     from refbench.tasks.tne.run_folder import baseline_spec, tne_run_metrics
 
@@ -191,7 +191,7 @@ def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
 def chunk(text: str | None, file: Path | None, as_json: bool) -> None:
     """Base noun phrases as TNE defines them (pronouns dropped, time/measure NPs flagged)."""
     from refbench.core.errors import RefbenchError, UsageError
-    from refbench.tasks.tne.chunker import chunk_texts
+    from refbench.tasks.tne.models.chunker import chunk_texts
 
     if file is not None:
         from refbench.core.io import read_text
@@ -257,8 +257,8 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     complement MLPs, pair MLP; multi-label targets), one document per step, selecting the
     epoch and the link threshold on dev; checkpoints every N steps, --resume continues exactly.
     """
+    from refbench.tasks.tne.models.train import train_tne
     from refbench.tasks.tne.read import read_documents
-    from refbench.tasks.tne.train import train_tne
 
     set_threads(threads)
     docs = read_documents(data)
@@ -308,7 +308,7 @@ def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: b
             system: str | None, store: Path | None, no_store: bool, device: str) -> None:
     """Predict the NP relations of every document into a run folder recorded in the results
     store (as refbench run does), scored when the data is labelled."""
-    from refbench.tasks.tne.model import TneModel
+    from refbench.tasks.tne.models.model import TneModel
     from refbench.tasks.tne.read import read_documents
     from refbench.tasks.tne.run_folder import model_spec, printed_figures, tne_run_metrics
 
@@ -337,11 +337,11 @@ def predict(model_dir: Path, data: Path, out: Path, leaderboard: bool, scores: b
 def enrich(text: str, model_dir: Path, device: str, as_json: bool) -> None:
     """Chunk a text, predict its NP relations, and print each NP with its relations (the
     paper's Figure 2)."""
-    from refbench.tasks.tne.model import TneModel
+    from refbench.tasks.tne.models.model import TneModel
 
     model = TneModel(model_dir, device=device)  # first: a bad folder fails before spaCy loads
-    from refbench.tasks.tne.chunker import nlp
-    from refbench.tasks.tne.enrich import enrich_text
+    from refbench.tasks.tne.models.chunker import nlp
+    from refbench.tasks.tne.models.enrich import enrich_text
 
     nps, relations = enrich_text(text, model, nlp())
     if as_json:

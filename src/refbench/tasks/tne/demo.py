@@ -17,15 +17,15 @@ MAX_CHARS = 5000
 
 @lru_cache(maxsize=2)
 def _model(model_dir: str) -> Any:
-    from refbench.tasks.tne.model import TneModel
+    from refbench.tasks.tne.models.model import TneModel
 
     return TneModel(Path(model_dir))  # loaded once per app, not once per text
 
 
 @lru_cache(maxsize=32)
 def _enrich(model_dir: str, text: str) -> dict[str, Any]:
-    from refbench.tasks.tne.chunker import nlp
-    from refbench.tasks.tne.enrich import enrich_text
+    from refbench.tasks.tne.models.chunker import nlp
+    from refbench.tasks.tne.models.enrich import enrich_text
 
     nps, relations = enrich_text(text, _model(model_dir), nlp())
     return {"nps": nps, "relations": relations}
@@ -33,8 +33,8 @@ def _enrich(model_dir: str, text: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=32)
 def _baseline(name: str, text: str) -> dict[str, Any]:
-    from refbench.tasks.tne.chunker import nlp
-    from refbench.tasks.tne.demo_baselines import baseline_enrich
+    from refbench.tasks.tne.models.chunker import nlp
+    from refbench.tasks.tne.models.demo_baselines import baseline_enrich
 
     return baseline_enrich(text, nlp(), name)
 
@@ -53,7 +53,7 @@ class TneDemo(Demo):
 
     def context(self, args: Mapping[str, str], *, model: Path | None,
                 enricher: Enricher | None) -> dict[str, Any]:
-        from refbench.tasks.tne.demo_baselines import DEFAULT_BASELINE, DEMO_BASELINES
+        from refbench.tasks.tne.models.demo_baselines import DEFAULT_BASELINE, DEMO_BASELINES
         from refbench.tasks.tne.page import demo_payload, tne_view
 
         text = args.get("text", "")

@@ -13,7 +13,7 @@ from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, Studies
 from refbench.tasks.tne.demo import TneDemo
 from refbench.tasks.tne.hf_rows import TneExport
-from refbench.tasks.tne.report import TneReport
+from refbench.tasks.tne.present.report import TneReport
 from refbench.tasks.tne.web import TneDocuments, TneWebView
 
 
@@ -28,7 +28,7 @@ class TneTask(Task):
     export = TneExport()
     demo = TneDemo()
     commands = Commands("refbench.tasks.tne.commands:commands")
-    studies = Studies(tne_annotation="refbench.tasks.tne.study:TneAnnotation")
+    studies = Studies(tne_annotation="refbench.tasks.tne.annotation.study:TneAnnotation")
 
     def sniff(self, head: FileHead) -> bool:
         return head.name.endswith(".jsonl") and "nps" in head.json and "tokens" in head.json

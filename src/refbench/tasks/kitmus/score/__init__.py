@@ -1,0 +1,1 @@
+"""KITMUS scoring: gold, predictions, the scorer, whole suites and the suite figure."""

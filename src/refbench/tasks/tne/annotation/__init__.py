@@ -1,0 +1,1 @@
+"""TNE two-stage annotation study: chains, pages and export."""

@@ -1,0 +1,1 @@
+"""TNE results as people see them: printed text, report and heat-map."""
