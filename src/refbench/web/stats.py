@@ -150,9 +150,6 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
 
 
 def wilson_interval(correct: int, n: int) -> tuple[float, float] | None:
-    if n <= 0:
-        return None
-    from statsmodels.stats.proportion import proportion_confint
+    from refbench.metrics.intervals import wilson  # closed form: no statsmodels import
 
-    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
+    return wilson(correct, n)
