@@ -9,8 +9,9 @@ serialised by one lock. A page lists the slice and score charts by a cheap look 
 recorded. The task's own figure and the documents' scores are known only by drawing them, which
 a page never waits for (matplotlib's import alone takes seconds): until one is drawn (on its own
 request, then kept) the page lists it as optional, and the page's script removes an optional
-chart that turns out not to exist; once drawn, a page lists it only if there is one. A chart
-that fails is left off the page (and logged), never the page with it.
+chart that turns out not to exist (its URL answers 204, no content); once drawn, a page lists
+it only if there is one. A chart that fails is left off the page (and logged), never the page
+with it.
 """
 
 from __future__ import annotations
@@ -260,8 +261,9 @@ def _chosen_systems(ds: Dataset) -> list[System]:
 # -- routes and what the pages list ----------------------------------------------------------
 
 def _svg(data: bytes | None) -> Response:
-    if data is None:
-        abort(404, description="There is no such chart.")
+    if data is None:  # a chart of a known kind with nothing to show for these runs: no
+        # content (not an error status, which a browser logs for an optional chart's image)
+        return Response(status=204, headers={"Cache-Control": "no-cache"})
     resp = Response(data, mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "no-cache"
     resp.add_etag()
