@@ -137,7 +137,8 @@ def main() -> None:
     ap.add_argument("--eager", action="store_true", help="start vLLM without torch.compile")
     ap.add_argument("--base-url", default=None, help="use this running server")
     ap.add_argument("--model-dir", type=Path, default=None,
-                    help="with --base-url: the Hugging Face folder it serves")
+                    help="with --base-url: the Hugging Face folder it serves; otherwise an "
+                         "export of the default model made before (skips the export)")
     ap.add_argument("--in-process", action="store_true",
                     help="compute the in-process answers here (slow on a CPU)")
     ap.add_argument("--record", default=None, help="with --in-process: record them as NAME")
@@ -175,8 +176,9 @@ def main() -> None:
                 sys.exit("--base-url needs --model-dir (the folder the server serves)")
             url, folder = args.base_url.rstrip("/"), args.model_dir
         elif args.server == "llama-cpp":
-            folder = work / "smollm2-hf"  # lm-eval's tokenizer (the server reads the GGUF)
-            export_hf(None, folder)
+            folder = args.model_dir or work / "smollm2-hf"  # lm-eval's tokenizer
+            if args.model_dir is None:
+                export_hf(None, folder)
             t0 = time.perf_counter()
             url = stack.enter_context(llama_cpp_server(smollm2_dir() / SMOLLM2_FILE,
                                                        threads=os.cpu_count() or 1,
@@ -186,8 +188,9 @@ def main() -> None:
             python = vllm_python(ROOT)
             if python is None:
                 sys.exit("no vLLM: run `make vllm` (or set REFBENCH_VLLM_PYTHON)")
-            folder = work / "smollm2-hf"
-            export_hf(None, folder)
+            folder = args.model_dir or work / "smollm2-hf"
+            if args.model_dir is None:
+                export_hf(None, folder)
             t0 = time.perf_counter()
             url = stack.enter_context(vllm_server(folder, python=python, eager=args.eager,
                                                   log=work / "vllm.log"))
