@@ -137,6 +137,27 @@ def test_text_prompts(scripted: tuple[str, Scripted], tmp_path: Path, case: str)
     assert len(out.scores) == 2 and out.answer in (0, 1)
 
 
+@pytest.mark.parametrize("token_ids", [True, False])
+def test_a_text_only_server_loads_no_local_tokenizer(scripted: tuple[str, Scripted],
+                                                     tmp_path: Path, token_ids: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that takes prompts only as text (llama-cpp-python's) gets text prompts, so the
+    served folder's tokenizer (a transformers import, seconds) is not loaded to stand in for
+    the server's /tokenize."""
+    from refbench.models.llm_server import CompletionsScorer
+
+    url, script = scripted
+    script.token_ids = token_ids
+    looked: list[str] = []
+    monkeypatch.setattr(CompletionsScorer, "_local_twin",
+                        lambda self, route: looked.append(route))
+    model = build_model("llm-loglik:m", {"base_url": url, "cache": str(tmp_path / "c.db")})
+    assert model.config()["tokenizer"] == ("server:tokenize" if token_ids else "text")
+    assert looked == (["tokenize"] if token_ids else [])
+    takes = [b for b in script.completions if b["prompt"] == [ord(c) for c in "Hello world"]]
+    assert len(takes) == token_ids  # asked once whether it takes token ids (refused: unlogged)
+
+
 @pytest.mark.parametrize("tokenize", [True, False])
 def test_a_server_that_ignores_echo_is_an_error(scripted: tuple[str, Scripted], tmp_path: Path,
                                                 tokenize: bool) -> None:

@@ -12,16 +12,17 @@ Names may carry a version (``kitmus.v1``): the loaded object's ``version`` must 
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 import sys
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refbench.core.errors import E_PLUGIN, RefbenchError, UsageError
 from refbench.core.interrupt import Terminated
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 BUILTIN = "refbench"
 _VERSIONED = re.compile(r"^(.+)\.v(\d+)$")
@@ -117,6 +118,8 @@ class Registry:
         return dict(self._aliases)
 
     def canonical(self, name: str) -> str:
+        if name in self._entries:  # refbench's own wins over any plugin: no need to read them
+            return name
         entries = self._all()
         if name in entries:
             return name
@@ -126,6 +129,8 @@ class Registry:
         if versioned and (versioned.group(1) in entries or versioned.group(1) in self._aliases):
             return self.canonical(versioned.group(1))
         known = [*entries, *self._aliases]
+        import difflib
+
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise UsageError(
@@ -133,6 +138,8 @@ class Registry:
         )
 
     def get(self, name: str) -> Entry:
+        if name in self._entries:  # refbench's own wins over any plugin: no need to read them
+            return self._entries[name]
         return self._all()[self.canonical(name)]
 
     def load(self, name: str) -> Any:
@@ -150,6 +157,8 @@ class Registry:
 
 def entry_points(group: str) -> list[metadata.EntryPoint]:
     """The entry points of ``group`` in every installed distribution (on ``sys.path``)."""
+    from importlib import metadata  # read only when a name is not refbench's own
+
     try:
         return sorted(metadata.entry_points(group=group), key=lambda ep: ep.name)
     except Exception as exc:  # a distribution's metadata that cannot be read

@@ -103,7 +103,11 @@ def _plain_sentences(raw: Any) -> list[list[str]] | None:
     if type(raw) is not list:
         return None
     for sent in raw:
-        if type(sent) is not list or not all(type(w) is str for w in sent):
+        if type(sent) is not list:
+            return None
+        try:
+            "".join(sent)  # a C loop that raises on any token that is not a string
+        except TypeError:
             return None
     return [list(s) for s in raw]
 

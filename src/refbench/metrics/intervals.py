@@ -27,14 +27,23 @@ def count_of(accuracy: float, n: int) -> int:
     return round(accuracy * n)
 
 
+Z95 = 1.9599639845400545  # the standard normal's 97.5% quantile (scipy's norm.isf(0.025))
+
+
 def wilson(correct: int, n: int) -> Interval | None:
-    """Wilson's 95% score interval of ``correct`` out of ``n``; None when ``n`` is 0."""
+    """Wilson's 95% score interval of ``correct`` out of ``n``; None when ``n`` is 0.
+
+    Closed form, in statsmodels' ``proportion_confint(method="wilson")`` order of operations,
+    so the same floats to the last bit (a test checks), without importing statsmodels and
+    scipy (seconds)."""
     if n <= 0:
         return None
-    from statsmodels.stats.proportion import proportion_confint
-
-    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
+    q = correct / n
+    crit2 = Z95 * Z95
+    denom = 1 + crit2 / n
+    center = (q + crit2 / (2 * n)) / denom
+    dist = Z95 * math.sqrt(q * (1.0 - q) / n + crit2 / (4.0 * n * n)) / denom
+    return min(max(center - dist, 0.0), 1.0), min(max(center + dist, 0.0), 1.0)
 
 
 def newcombe(correct_a: int, n_a: int, correct_b: int, n_b: int) -> Interval | None:

@@ -96,15 +96,19 @@ class CompletionsScorer:
         self.url = f"{endpoint.base_url}/completions"
         self.tokenizer_kind = tokenizer
         self._tokenize: Callable[[str], list[int]] | None = None
+        takes_ids: bool | None = None
         if tokenizer in ("auto", "server"):
             route = self._tokenize_route()
-            local = self._local_twin(route) if tokenizer == "auto" and route else None
-            if local is not None:
-                self._tokenize = local
-                self.tokenizer_kind = f"local:{model}"
-            elif route is not None:
+            if route is not None:
                 self._tokenize = self._server_tokenizer(route)
                 self.tokenizer_kind = f"server:{route}"
+                # a server that takes only text (llama-cpp-python's) needs no local twin: its
+                # tokenizer (and the transformers import) is not loaded for nothing
+                takes_ids = self._takes_token_ids()
+                local = self._local_twin(route) if tokenizer == "auto" and takes_ids else None
+                if local is not None:
+                    self._tokenize = local
+                    self.tokenizer_kind = f"local:{model}"
             elif tokenizer == "server":
                 raise RefbenchError(f"the server at {endpoint.root} offers no tokenizer "
                                     f"(tried /{', /'.join(TOKENIZE_ROUTES)}); give "
@@ -114,7 +118,8 @@ class CompletionsScorer:
                 self.tokenizer_kind = "text"
         elif tokenizer != "text":
             self._tokenize = local_tokenizer(tokenizer)
-        if self._tokenize is not None and not self._takes_token_ids():
+        if self._tokenize is not None and not (
+                takes_ids if takes_ids is not None else self._takes_token_ids()):
             # llama-cpp-python's server, for one, takes prompts only as text
             self._tokenize = None
             self.tokenizer_kind = "text"

@@ -16,8 +16,9 @@ def _natural(value: str) -> tuple[int, int | str]:
 def compare_matrix(db: sqlite3.Connection, rows: str, cols: str, a: str, b: str
                    ) -> dict[str, Any] | None:
     """Per (row value, column value): n paired instances with gold, each system's accuracy,
-    the discordant counts and McNemar's exact p (statsmodels). None without paired instances."""
-    from statsmodels.stats.contingency_tables import mcnemar
+    the discordant counts and McNemar's exact p (in closed form: no statsmodels import). None
+    without paired instances."""
+    from refbench.metrics.binomial import mcnemar_exact_p
 
     found = db.execute(
         f"SELECT i.f_{rows}, i.f_{cols}, count(*), sum(x.correct), sum(y.correct), "
@@ -29,9 +30,7 @@ def compare_matrix(db: sqlite3.Connection, rows: str, cols: str, a: str, b: str
         return None
     cells: dict[tuple[str, str], dict[str, Any]] = {}
     for r, c, n, right_a, right_b, only_a, only_b in found:
-        both = int(right_a) - int(only_a)
-        neither = int(n) - both - int(only_a) - int(only_b)
-        p = float(mcnemar([[both, int(only_a)], [int(only_b), neither]], exact=True).pvalue)
+        p = mcnemar_exact_p(int(only_a), int(only_b))
         cells[(str(r), str(c))] = {"n": int(n), "acc_a": right_a / n, "acc_b": right_b / n,
                                    "only_a": int(only_a), "only_b": int(only_b), "p": p,
                                    "row": str(r), "col": str(c)}

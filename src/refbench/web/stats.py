@@ -7,7 +7,8 @@
   and the two-sided bootstrap p-value (twice the smaller tail of the resampled differences at 0,
   counted as (k + 1) / (B + 1)). With few instances the bootstrap is unreliable; the page says so.
   Seeded, so the same runs give the same figures.
-- Wilson score intervals (statsmodels) for an accuracy when no bootstrap interval was stored.
+- Wilson score intervals (closed form, :func:`refbench.metrics.intervals.wilson`) for an
+  accuracy when no bootstrap interval was stored.
 """
 
 from __future__ import annotations
@@ -150,9 +151,6 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
 
 
 def wilson_interval(correct: int, n: int) -> tuple[float, float] | None:
-    if n <= 0:
-        return None
-    from statsmodels.stats.proportion import proportion_confint
+    from refbench.metrics.intervals import wilson  # closed form: no statsmodels import
 
-    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
+    return wilson(correct, n)

@@ -5,9 +5,12 @@ page has.
 A chart is drawn once per state of what it shows and kept (a small in-memory cache keyed by
 the run or systems, their predictions' signatures and the dataset index's signature), so a
 page view after the first costs nothing. Matplotlib's pyplot is not thread-safe: drawing is
-serialised by one lock. A page only lists a chart it can draw: the slice and score charts by a
-cheap look at what the run recorded; the task's own figure and the documents' scores by
-drawing them (then kept). A chart that fails is left off the page (and logged), never the page
+serialised by one lock. A page lists the slice and score charts by a cheap look at what the run
+recorded. The task's own figure and the documents' scores are known only by drawing them, which
+a page never waits for (matplotlib's import alone takes seconds): until one is drawn (on its own
+request, then kept) the page lists it as optional, and the page's script removes an optional
+chart that turns out not to exist (its URL answers 204, no content); once drawn, a page lists
+it only if there is one. A chart that fails is left off the page (and logged), never the page
 with it.
 """
 
@@ -38,15 +41,19 @@ COMPARE_CHARTS = ("slices", "figure", "documents")
 _cache: OrderedDict[Hashable, bytes | None] = OrderedDict()
 _cache_lock = threading.Lock()
 _draw_lock = threading.Lock()
+PENDING = b"<!-- not drawn yet -->"  # what a look (peek=True) at a chart not yet drawn gives
 
 
-def cached(key: Hashable, draw: Callable[[], bytes | None]) -> bytes | None:
+def cached(key: Hashable, draw: Callable[[], bytes | None], *, peek: bool = False
+           ) -> bytes | None:
     """The chart for ``key``, drawn at most once while it stays among the last
-    ``CACHE_SIZE`` charts."""
+    ``CACHE_SIZE`` charts; with ``peek``, :data:`PENDING` instead of drawing it."""
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
+    if peek:
+        return PENDING
     with _draw_lock:
         with _cache_lock:
             if key in _cache:
@@ -154,8 +161,9 @@ def _run_documents(run: RunInfo, ds: Dataset, system: System | None) -> bytes | 
                                   title=f"Per-document labeled F1 on {ds.label}")
 
 
-def run_chart(kind: str, run: RunInfo) -> bytes | None:
-    """One chart of a run's page (None: the run has no such chart)."""
+def run_chart(kind: str, run: RunInfo, *, peek: bool = False) -> bytes | None:
+    """One chart of a run's page (None: the run has no such chart; with ``peek``, the task's
+    figure or the documents' chart not drawn yet is :data:`PENDING`)."""
     cat = catalog()
     ds = cat.dataset_of(run)
     system = cat.system_of(ds, run) if ds is not None else None
@@ -164,14 +172,17 @@ def run_chart(kind: str, run: RunInfo) -> bytes | None:
         return cached(("run", kind, *stamp), lambda: _run_slices(run, ds, system))
     if kind == "figure" and system is not None:
         results = _system_results(system, run.metrics.get("split"))
+        task = find_task(run.task)
+        if not results or task is None or task.report is None:
+            return None
         return cached(("run", kind, *stamp, system.stamp),
-                      lambda: _task_figure(run.task, results))
+                      lambda: _task_figure(run.task, results), peek=peek)
     if kind == "scores" and _has_scores(run):
         sig = _index_stamp(ds) if ds is not None else ""
         return cached(("run", kind, *stamp, sig), lambda: _run_scores(run, ds, system))
     if kind == "documents" and ds is not None:
         return cached(("run", kind, *stamp, _index_stamp(ds)),
-                      lambda: _run_documents(run, ds, system))
+                      lambda: _run_documents(run, ds, system), peek=peek)
     return None
 
 
@@ -215,21 +226,27 @@ def _compare_documents(ds: Dataset, systems: list[System]) -> bytes | None:
     return charts.documents_chart(by, title=f"Per-document labeled F1 on {ds.label}")
 
 
-def compare_chart(kind: str, ds: Dataset, systems: list[System]) -> bytes | None:
-    """One chart of the compare page of ``systems`` on ``ds`` (None: no such chart)."""
+def compare_chart(kind: str, ds: Dataset, systems: list[System], *, peek: bool = False
+                  ) -> bytes | None:
+    """One chart of the compare page of ``systems`` on ``ds`` (None: no such chart; with
+    ``peek``, the task's figure or the documents' chart not drawn yet is :data:`PENDING`)."""
     stamp = (str(catalog().config.index_folder), ds.key, _index_stamp(ds),
              tuple((s.sid, s.stamp) for s in systems))
     if ds.task.documents is not None:
         if kind != "documents":
             return None
-        return cached(("compare", kind, *stamp), lambda: _compare_documents(ds, systems))
+        return cached(("compare", kind, *stamp), lambda: _compare_documents(ds, systems),
+                      peek=peek)
     if kind == "slices":
         for s in systems:
             ensure_system(catalog().index, ds, s)
         return cached(("compare", kind, *stamp), lambda: _compare_slices(ds, systems))
     if kind == "figure":
         results = [r for s in systems for r in _system_results(s)]
-        return cached(("compare", kind, *stamp), lambda: _task_figure(ds.task.name, results))
+        if ds.task.report is None or not results:
+            return None
+        return cached(("compare", kind, *stamp), lambda: _task_figure(ds.task.name, results),
+                      peek=peek)
     return None
 
 
@@ -244,8 +261,9 @@ def _chosen_systems(ds: Dataset) -> list[System]:
 # -- routes and what the pages list ----------------------------------------------------------
 
 def _svg(data: bytes | None) -> Response:
-    if data is None:
-        abort(404, description="There is no such chart.")
+    if data is None:  # a chart of a known kind with nothing to show for these runs: no
+        # content (not an error status, which a browser logs for an optional chart's image)
+        return Response(status=204, headers={"Cache-Control": "no-cache"})
     resp = Response(data, mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "no-cache"
     resp.add_etag()
@@ -275,8 +293,9 @@ ALT = {"slices": "Bar chart: accuracy on each slice value with 95% intervals",
        "documents": "Histogram of labeled F1 per document"}
 
 
-def _listed(kinds: tuple[str, ...], check: Callable[[str], bool], url: Callable[[str], str]
-            ) -> list[dict[str, str]]:
+def _listed(kinds: tuple[str, ...], check: Callable[[str], bool | None],
+            url: Callable[[str], str]) -> list[dict[str, Any]]:
+    """The charts ``check`` says a page has (None: not known until drawn, listed as optional)."""
     out = []
     for kind in kinds:
         try:
@@ -284,39 +303,47 @@ def _listed(kinds: tuple[str, ...], check: Callable[[str], bool], url: Callable[
         except Exception:  # a chart must never take its page down with it
             current_app.logger.exception("chart %s could not be drawn", kind)
             ok = False
-        if ok:
-            out.append({"kind": kind, "url": url(kind), "alt": ALT[kind]})
+        if ok is None or ok:
+            out.append({"kind": kind, "url": url(kind), "alt": ALT[kind],
+                        "optional": ok is None})
     return out
 
 
-def _run_applies(kind: str, run: RunInfo) -> bool:
-    if kind == "figure":  # known only by drawing it (then kept)
-        return run_chart(kind, run) is not None
+def _known(chart: bytes | None) -> bool | None:
+    """Whether a looked-at chart exists: None while it is not drawn yet."""
+    return None if chart is PENDING else chart is not None
+
+
+def _run_applies(kind: str, run: RunInfo) -> bool | None:
+    if kind == "figure":  # known only by drawing it, which the page leaves to the chart's URL
+        return _known(run_chart(kind, run, peek=True))
     if kind == "slices":
         return bool(run.metrics.get("slices"))
     if kind == "scores":
         return _has_scores(run)
-    return run_chart(kind, run) is not None  # drawn (then kept)
+    ds = catalog().dataset_of(run)
+    return ds is not None and ds.task.documents is not None and _known(
+        run_chart(kind, run, peek=True))
 
 
 @bp.app_template_global()
-def run_charts(run: RunInfo) -> list[dict[str, str]]:
+def run_charts(run: RunInfo) -> list[dict[str, Any]]:
     """The charts of a run's page: kind, URL and alternative text of each."""
     return _listed(RUN_CHARTS, lambda k: _run_applies(k, run),
                    lambda k: url_for("charts.run_svg", rid=run.rid, kind=k))
 
 
 @bp.app_template_global()
-def compare_charts(ds: Dataset, systems: list[System]) -> list[dict[str, str]]:
+def compare_charts(ds: Dataset, systems: list[System]) -> list[dict[str, Any]]:
     """The charts of a compare page."""
     sids = [s.sid for s in systems]
 
-    def applies(kind: str) -> bool:
+    def applies(kind: str) -> bool | None:
         if not systems:
             return False
         if kind == "slices" and ds.task.documents is None:
             return True
-        return compare_chart(kind, ds, systems) is not None  # drawn (then kept)
+        return _known(compare_chart(kind, ds, systems, peek=True))
 
     return _listed(COMPARE_CHARTS, applies,
                    lambda k: url_for("charts.compare_svg", kind=k, data=ds.key, sys=sids))

@@ -49,4 +49,15 @@
     if (ev.key === "k") { link = document.getElementById("prev"); }
     if (link) { window.location.href = link.href; }
   });
+  // An optional chart (the task's figure, the documents' scores) is drawn on its own request,
+  // not while the page waits; one that turns out not to exist is taken off the page.
+  function dropChart(img) {
+    var fig = img.closest("figure");
+    var section = img.closest("#charts");
+    if (fig) { fig.remove(); }
+    if (section && !section.querySelector("figure")) { section.remove(); }
+  }
+  document.querySelectorAll("figure[data-optional] img").forEach(function (img) {
+    img.addEventListener("error", function () { dropChart(img); });
+  });
 })();
