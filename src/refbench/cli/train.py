@@ -115,9 +115,9 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
     options = checked(given("trainer", train_arg, flag="--train-arg"),
                       lambda one: parse_options(f"trainer {cls.name}", cls.OPTIONS, one))
     trainer = build_trainer(spec, options)
-    the_task = get_task(task) if task else None
+    the_task = tasks_of([data], get_task(task) if task else None)[0]
     asked = given("task", task_arg)
-    reader = checked_for_tasks(asked, tasks_of([data], the_task)) if asked else {}
+    reader = checked_for_tasks(asked, [the_task]) if asked else {}
     set_threads(threads)
     job = TrainJob(data=data, dev=dev, out=out, task=the_task, reader_options=reader,
                    augment=augment, seed=seed, resume=resume, device=device,

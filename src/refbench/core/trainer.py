@@ -21,8 +21,8 @@ from refbench.core.options import Option, parse_options
 @dataclass(frozen=True)
 class TrainJob:
     """What every training is given: the data (``dev``: None, the trainer holds some out),
-    the model folder, the task (a :class:`refbench.tasks.base.Task`, or None: inferred from
-    the data) and its checked reader options, ``augment`` (the task's training capability),
+    the model folder, the task (a :class:`refbench.tasks.base.Task`: the one named, else the
+    data's) and its checked reader options, ``augment`` (the task's training capability),
     the seed, whether to resume from the folder's checkpoint, the torch device, and whether
     to show progress."""
 

@@ -28,8 +28,7 @@ class AltEntitiesTask(Task):
     # The reader's options; --input and --max-words are this task's own flags for them.
     READER_OPTIONS = (
         Option("input_type", str, "unshown_background", "the text shown of each candidate "
-               "(the paper's input types; evaluate: the one the predictions were made with, "
-               "default the run's)", choices=INPUT_TYPES, flags=("--input",)),
+               "(the paper's input types)", choices=INPUT_TYPES, flags=("--input",)),
         Option("max_words", int, DEFAULT_MAX_WORDS, "cut each candidate's text to this many "
                "words", min=1, flags=("--max-words",)),
     )
