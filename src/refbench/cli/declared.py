@@ -27,6 +27,8 @@ from refbench.core.options import Option, key_of, listing, parse_key_values
 #: Where the values a command line gave by declared flags are kept (``click.Context.meta``).
 _GIVEN = "refbench.declared"
 _LIGHT = "refbench.declared.light"
+#: The ``KEY=VALUE`` flag of each kind of options.
+ARG_FLAGS = {"task": "--task-arg", "trainer": "--train-arg"}
 
 #: Who declares options, for one kind (``task``, ``trainer``): (owner, its options) pairs.
 Owners = Callable[[], Iterable[tuple[str, Sequence[Option]]]]
@@ -143,7 +145,8 @@ class DeclaredCommand(FilledCommand):
         super().__init__(*args, fills=fills or {}, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        own = {o for p in self.params for o in (*p.opts, *p.secondary_opts)}
+        built = set(map(id, self._built or ()))
+        own = {o for p in self.params if id(p) not in built for o in (*p.opts, *p.secondary_opts)}
         words = args[:args.index("--")] if "--" in args else args
         ctx.meta[_LIGHT] = not any(
             w in ctx.help_option_names
@@ -151,22 +154,25 @@ class DeclaredCommand(FilledCommand):
         return super().parse_args(ctx, args)
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        params = super().get_params(ctx)
+        """The command's parameters; the declared flags too unless this command line needs
+        none of them (they then join ``params``, where the reference pages read them)."""
         if ctx.meta.get(_LIGHT):
-            return params
-        own = {o for p in params for o in p.opts}
-        extra = [p for p in self.declared_params() if not own & set(p.opts)]
-        help_option = self.get_help_option(ctx)
-        if help_option is not None and params and params[-1] is help_option:
-            return [*params[:-1], *extra, help_option]
-        return [*params, *extra]
+            built = set(map(id, self._built or ()))
+            return [p for p in super().get_params(ctx) if id(p) not in built]
+        self.declared_params()
+        return super().get_params(ctx)
 
     def declared_params(self) -> list[click.Parameter]:
-        """One click option per declared flag, in the order the owners declare them."""
-        if self._built is None:
-            self._built = []
-            for kind, owners in self.declared.items():
-                self._built += _flag_options(kind, owners())
+        """One click option per declared flag, in the order the owners declare them (a flag
+        the command has itself is left to it), put in the command's ``params`` in place of
+        those built before (the registries may have gained a plugin since)."""
+        built = set(map(id, self._built or ()))
+        self.params[:] = [p for p in self.params if id(p) not in built]
+        own = {o for p in self.params for o in p.opts}
+        self._built = []
+        for kind, owners in self.declared.items():
+            self._built += [p for p in _flag_options(kind, owners()) if not own & set(p.opts)]
+        self.params.extend(self._built)
         return self._built
 
 
@@ -186,8 +192,7 @@ def _flag_options(kind: str, owners: Iterable[tuple[str, Sequence[Option]]]
         out.append(click.Option(
             [flag], is_flag=switch, default=None, expose_value=False,
             metavar=None if switch else "VALUE", callback=_keeper(kind, key, flag),
-            help=f"{helps} (--{kind}-arg {key}=VALUE)" if kind == "task"
-            else f"{helps} (--train-arg {key}=VALUE)"))
+            help=f"{helps} ({ARG_FLAGS.get(kind, '--' + kind + '-arg')} {key}=VALUE)"))
     return out
 
 
