@@ -126,3 +126,15 @@ def test_a_plugin_trainer_from_an_entry_point(tmp_path: Path) -> None:
     report = json.loads(trained.stdout)
     assert report["n_train"] > 0 and report["answer"] in (0, 1)
     assert json.loads((tmp_path / "maj" / "majority.json").read_text()) == report
+
+
+def test_the_tne_trainer_trains_through_the_generic_command(tmp_path: Path,
+                                                          tiny_encoder: Path) -> None:
+    """``refbench train --model tne`` is ``refbench tne train``: one trainer behind both."""
+    code, out, err = cli("train", "--model", "tne", "--data", str(TNE), "--out",
+                         str(tmp_path / "m"), "--train-arg", f"encoder={tiny_encoder}",
+                         "--max-steps", "1", "--epochs", "1", "--device", "cpu", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["steps_done"] == 1 and report["encoder"] == str(tiny_encoder)
+    assert (tmp_path / "m" / "config.json").is_file()

@@ -103,11 +103,11 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
     ranker on the log-likelihoods llm-loglik scores (then --model llm-loglik:DIR/model), or a
     small head over frozen MiniLM sentence vectors (then --model encoder-head:DIR).
     """
-    from refbench.cli.declared import tasks_of
     from refbench.core.options import parse_options
     from refbench.core.plugin_guard import call
     from refbench.core.registry import TRAINERS
     from refbench.core.trainer import TrainJob, build_trainer, trainer_class
+    from refbench.tasks.choices import infer_task
     from refbench.tasks.lookup import get_task
 
     spec = spec or TRAINERS.names()[0]
@@ -115,7 +115,7 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
     options = checked(given("trainer", train_arg, flag="--train-arg"),
                       lambda one: parse_options(f"trainer {cls.name}", cls.OPTIONS, one))
     trainer = build_trainer(spec, options)
-    the_task = tasks_of([data], get_task(task) if task else None)[0]
+    the_task = get_task(task) if task else infer_task(data, kinds=None)
     asked = given("task", task_arg)
     reader = checked_for_tasks(asked, [the_task]) if asked else {}
     set_threads(threads)
