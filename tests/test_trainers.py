@@ -88,7 +88,8 @@ def test_a_registered_trainer_trains_through_the_generic_command(counting: None,
     assert code == 0 and out.startswith("counted ")
     code, out, _ = cli("train", "--help")
     flat = " ".join(out.split())
-    assert "--times VALUE counting: how many times to count" in flat
+    assert "--times VALUE how many times to count (an integer >= 1): counting (default 1)" \
+        in flat
     assert "counting: times (--times)" in flat
 
 

@@ -187,19 +187,25 @@ def _flag_options(kind: str, owners: Iterable[tuple[str, Sequence[Option]]]
     for flag, declaring in by_flag.items():
         key = declaring[0][1].name
         switch = all(o.kind is bool for _, o in declaring)
-        helps = "; ".join(f"{owner}: {_one_help(o)}" for owner, o in declaring
-                          if o.name == key)
         out.append(click.Option(
             [flag], is_flag=switch, default=None, expose_value=False,
             metavar=None if switch else "VALUE", callback=_keeper(kind, key, flag),
-            help=f"{helps} ({ARG_FLAGS.get(kind, '--' + kind + '-arg')} {key}=VALUE)"))
+            help=f"{_flag_help([(w, o) for w, o in declaring if o.name == key])} "
+                 f"({ARG_FLAGS.get(kind, '--' + kind + '-arg')} {key}=VALUE)"))
     return out
 
 
-def _one_help(option: Option) -> str:
-    default = "" if option.default is None else f"; default {option.default}"
-    return f"{option.help} ({option.expects()}{default})" if option.help \
-        else f"{option.expects()}{default}"
+def _flag_help(declaring: Sequence[tuple[str, Option]]) -> str:
+    """What a flag means, once per distinct meaning, and whose it is with each default:
+    ``passes over the training data (an integer >= 1): cross-encoder (default 3), tne
+    (default 3)``."""
+    meanings: dict[tuple[str, str], list[str]] = {}
+    for owner, option in declaring:
+        whose = owner if option.default is None else f"{owner} (default {option.default})"
+        meanings.setdefault((option.help, option.expects()), []).append(whose)
+    return "; ".join(f"{text} ({expects}): {', '.join(owners)}" if text
+                     else f"{expects}: {', '.join(owners)}"
+                     for (text, expects), owners in meanings.items())
 
 
 def _keeper(kind: str, key: str, flag: str) -> Callable[[click.Context, click.Parameter, Any],
