@@ -6,16 +6,15 @@ plugin distribution of ``tests/fixtures/plugin``, train through the same command
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from refbench.api import Option, Trainer, TrainJob
 from tests.conftest import ROOT
+from tests.test_task_options import cli
 
 FIX = ROOT / "tests" / "fixtures"
 WSC = FIX / "winograd" / "wsc-tiny.jsonl"
@@ -38,17 +37,6 @@ class CountingTrainer(Trainer):
 
     def done(self, report: dict[str, Any], job: TrainJob) -> str:
         return f"counted {report['n']}"
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    from refbench.cli import app
-    from refbench.core.commands import run_guarded
-
-    with CliRunner().isolation() as (out, err, _):
-        code = run_guarded(app, list(args))
-        sys.stdout.flush()
-        sys.stderr.flush()
-        return code, out.getvalue().decode(), err.getvalue().decode() if err else ""
 
 
 @pytest.fixture()
