@@ -120,10 +120,10 @@ def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def plugins_installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The plugin distributions of :data:`PLUGIN` on this process's path, the registries
     reading entry points afresh."""
-    from refbench.core.registry import MODELS, TASKS
+    from refbench.core.registry import MODELS, TASKS, TRAINERS
 
     monkeypatch.syspath_prepend(str(PLUGIN))
-    for reg in (TASKS, MODELS):
+    for reg in (TASKS, MODELS, TRAINERS):
         monkeypatch.setattr(reg, "_plugins", None)
         monkeypatch.setattr(reg, "shadowed", [])
     yield

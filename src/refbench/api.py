@@ -9,15 +9,20 @@ A plugin declares entry points in its own package metadata, and refbench loads t
     [project.entry-points."refbench.tasks"]
     my-bench = "my_package.task:TASK"            # a Task instance, named "my-bench"
 
+    [project.entry-points."refbench.trainers"]
+    my-trainer = "my_package.train:MyTrainer"    # a Trainer subclass (refbench train)
+
 A model implements :meth:`ChoiceModel.predict` (and usually ``OPTIONS``,
 :meth:`ChoiceModel.config` and ``summary``, the one line ``refbench ls`` shows); a benchmark
-implements :meth:`Task.sniff` and :meth:`Task.read_choices` and may add capabilities (a web
-view, a report, a folder of data run whole, commands, ...). ``docs/adding-a-model.md`` and
-``docs/adding-a-task.md`` walk through both; ``docs/task-interface.md`` documents every
-capability. ``refbench ls`` lists plugins with the distribution they come from; a plugin that
-cannot be loaded is one error line and never stops another command. A plugin's commands show
-their examples with :func:`examples` (as their epilog), so that the tests that run every
-``--help`` example run theirs too.
+implements :meth:`Task.sniff` and :meth:`Task.read_choices`, declares its reader and scorer
+options (``Task.READER_OPTIONS``, ``Task.SCORER_OPTIONS``: ``--task-arg``) and may add
+capabilities (a web view, a report, a folder of data run whole, commands, ...); a trainer
+implements :meth:`Trainer.train` for a :class:`TrainJob` and declares its ``OPTIONS``.
+``docs/adding-a-model.md`` and ``docs/adding-a-task.md`` walk through them;
+``docs/task-interface.md`` documents every capability. ``refbench ls`` lists plugins with the
+distribution they come from; a plugin that cannot be loaded is one error line and never stops
+another command. A plugin's commands show their examples with :func:`examples` (as their
+epilog), so that the tests that run every ``--help`` example run theirs too.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from refbench.core.options import Option
 from refbench.core.records import Record as InputRecord
 from refbench.core.records import Where
 from refbench.core.table import Table
+from refbench.core.trainer import Trainer, TrainJob
 from refbench.core.types import Candidate, ChoiceInstance
 from refbench.formats.tsv import read_tsv
 from refbench.models.base import ChoiceModel, ModelOutput, argmax
@@ -85,6 +91,8 @@ __all__ = [
     "Table",
     "Task",
     "TaskCore",
+    "TrainJob",
+    "Trainer",
     "Training",
     "UsageError",
     "WebView",

@@ -152,13 +152,15 @@ def test_the_trained_folder_runs_as_llm_loglik(tiny_lm: Path, tmp_path: Path, cl
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--model", "llm-loglik", "--head", "binary"],
-     "--head is an option of cross-encoder training, not llm-loglik"),
+     "--head: trainer llm-loglik has no option 'head'; its options: batch_size"),
     (["--model", "cross-encoder", "--train-layers", "2"],
-     "--train-layers is an option of llm-loglik training, not cross-encoder"),
+     "--train-layers: trainer cross-encoder has no option 'train_layers'"),
+    (["--model", "cross-encoder", "--train-arg", "scoring=whole"],
+     "trainer cross-encoder has no option 'scoring'"),
     (["--model", "llm-loglik", "--augment"],
      "--augment is available for tasks with augmented training data (antecedent "
      "switching); winograd has none"),
-    (["--model", "embedding"], "is not trainable"),
+    (["--model", "embedding"], "unknown trainer 'embedding'"),
 ])
 def test_options_of_the_other_trainer_are_refused(tmp_path: Path, cli, args: list[str],  # type: ignore[no-untyped-def]
                                                   message: str) -> None:

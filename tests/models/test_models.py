@@ -316,7 +316,7 @@ def test_train_scores_dev_before_and_during_training(tmp_path: Path) -> None:
 
 
 def test_trained_model_records_how_its_data_was_read(tmp_path: Path) -> None:
-    from refbench.cli.run import trained_reader_options
+    from refbench.models.base import trained_reader_options
 
     out = tmp_path / "ce-alt"
     cli = run_cli("train", "--model", "cross-encoder", "--data", str(DATA["altentities"]),

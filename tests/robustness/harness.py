@@ -70,7 +70,7 @@ def plugins_on_path(folder: str) -> Iterator[None]:
                 mod = importlib.import_module(name)
             except ImportError:
                 continue
-            for reg in ("TASKS", "MODELS"):
+            for reg in ("TASKS", "MODELS", "TRAINERS"):
                 if hasattr(mod, reg):
                     getattr(mod, reg)._plugins = None
                     getattr(mod, reg).shadowed = []

@@ -21,6 +21,7 @@ from refbench.cli import results as results_cli
 from refbench.cli import run as run_cli
 from refbench.cli import serve as serve_cli
 from refbench.cli import study as study_cli
+from refbench.cli import train as train_cli
 from refbench.cli.ls import ls
 from refbench.core.commands import CONTEXT, run_guarded, set_release_resolver
 from refbench.core.help_text import examples
@@ -75,7 +76,7 @@ app.add_command(evaluate_cli.evaluate)
 app.add_command(export_cli.export)
 app.add_command(report_cli.report)
 app.add_command(run_cli.run_cmd)
-app.add_command(run_cli.train_cmd)
+app.add_command(train_cli.train_cmd)
 app.add_command(results_cli.results)
 app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)

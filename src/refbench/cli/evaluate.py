@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from refbench.cli.declared import DeclaredCommand, options_listing, task_owners
 from refbench.core.commands import (
     CONTEXT,
     COUNT,
@@ -17,7 +18,7 @@ from refbench.core.commands import (
     print_json,
     transactional,
 )
-from refbench.core.help_text import FilledCommand, FilledOption, examples
+from refbench.core.help_text import FilledOption, examples
 
 
 def _prediction_formats() -> str:
@@ -30,7 +31,9 @@ def _fills() -> dict[str, Callable[[], str]]:
     from refbench.cli.ls import folder_tasks, task_list, task_summaries
 
     return {"tasks": task_list, "task_summaries": task_summaries,
-            "prediction_formats": _prediction_formats, "folder_tasks": folder_tasks}
+            "prediction_formats": _prediction_formats, "folder_tasks": folder_tasks,
+            "task_options": lambda: options_listing(task_owners(scorer=True)),
+            "figure_tasks": lambda: _figure_list()}
 
 
 EXAMPLE = (
@@ -57,7 +60,8 @@ EXAMPLE = (
 )
 
 
-@click.command(cls=FilledCommand, fills=_fills(), context_settings=CONTEXT, epilog=EXAMPLE)
+@click.command(cls=DeclaredCommand, declared={"task": task_owners(scorer=True)}, fills=_fills(),
+               context_settings=CONTEXT, epilog=EXAMPLE)
 @click.option("--task", required=True, cls=FilledOption, fills=_fills(),
               help="{tasks} (refbench ls tasks; NAME.vN: that version only).")
 @click.option("--gold", type=DATA, required=True, cls=FilledOption, fills=_fills(),
@@ -76,17 +80,11 @@ EXAMPLE = (
 @click.option("--bootstrap", type=COUNT, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--switched-pred", type=DATA, default=None,
-              help="KnowRef: predictions on the switched copy (consistency).")
-@click.option("--switched-gold", type=DATA, default=None,
-              help="KnowRef: the switched gold (default: switched on the fly).")
-@click.option("--input", "input_type", default=None,
-              help="AltEntities: the input type the predictions were made with (default: the "
-                   "run's, else unshown_background).")
-@click.option("--max-words", type=click.IntRange(min=1), default=None,
-              help="AltEntities: the text cut the predictions were made with.")
-@click.option("--plot", type=OUT_FILE, default=None,
-              help="TNE: draw the preposition confusion heat-map (PNG).")
+@click.option("--task-arg", multiple=True, metavar="KEY=VALUE", cls=FilledOption, fills=_fills(),
+              help="An option of the task's reader (how the predictions' data was read; "
+                   "default: the run's) or scorer (repeatable): {task_options}.")
+@click.option("--plot", type=OUT_FILE, default=None, cls=FilledOption, fills=_fills(),
+              help="Draw the task's figure of one result (PNG): {figure_tasks}.")
 @click.option("--ci", is_flag=True, help="Suite mode: show 95% intervals in the table.")
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed gold instances (reported as a count and ids) instead of "
@@ -97,8 +95,7 @@ EXAMPLE = (
 @transactional
 def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ...],
              as_json: bool, out: Path | None, systems: tuple[str, ...], split: str,
-             bootstrap: int, seed: int, switched_pred: Path | None, switched_gold: Path | None,
-             input_type: str | None, max_words: int | None, plot: Path | None,
+             bootstrap: int, seed: int, task_arg: tuple[str, ...], plot: Path | None,
              ci: bool, skip_invalid: bool, allow_missing: bool) -> None:
     """Score predictions of any registered task: what refbench run writes (a run folder, its
     predictions.jsonl, the run folder of a whole suite or release folder) or a task's own
@@ -110,6 +107,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
 
     {task_summaries}
     """
+    from refbench.cli.declared import checked, given
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances
     from refbench.reporting.text import result_text
@@ -123,16 +121,15 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
         raise UsageError(f"--plot draws a task's figure of one result ({drawn}); for "
                          f"{the_task.name} use refbench evaluate --out R.json, then refbench "
                          "report R.json --plot")
-    reader: dict[str, Any] = {}
-    if input_type:
-        reader["input_type"] = input_type
-    if max_words:
-        reader["max_words"] = max_words
+    options = checked(given("task", task_arg),
+                      lambda one: the_task.check_options(one, scorer=True))
+    reader = {k: v for k, v in options.items() if k in {o.name for o in the_task.READER_OPTIONS}}
+    scorer = {k: v for k, v in options.items() if k not in reader}
     preds = [*pred, *more]
     invalid = InvalidInstances() if skip_invalid else None
     result = evaluate_predictions(the_task, gold, preds, systems=systems, split=split,
-                                  bootstrap=bootstrap, seed=seed, switched_pred=switched_pred,
-                                  switched_gold=switched_gold, reader_options=reader,
+                                  bootstrap=bootstrap, seed=seed, reader_options=reader,
+                                  scorer_options=scorer,
                                   on_invalid=invalid, allow_missing=allow_missing)
     if invalid is not None:
         result.update(invalid.report())
@@ -164,6 +161,13 @@ def _write_result(result: dict[str, Any], out: Path, *, gold: Path, preds: list[
     if "n" in result:  # a Result's serialisation (schema 2: coverage recorded)
         result["schema"] = SCHEMA_VERSION
     write_text_atomic(out, json_text(result, indent=2) + "\n")
+
+
+def _figure_list() -> str:
+    from refbench.core.help_text import or_list
+
+    return or_list(f"{t.name}: {t.report.result_figure}" for t in _figure_tasks()
+                   if t.report is not None)
 
 
 def _figure_tasks() -> list[Any]:

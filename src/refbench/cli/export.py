@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
+from refbench.cli.declared import DeclaredCommand, options_listing, task_owners
 from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import CONTEXT, DATA, OUT_DIR, print_json, transactional
-from refbench.core.help_text import FilledCommand, FilledOption, examples
+from refbench.core.help_text import FilledOption, examples
 
 
 @click.group("export", context_settings=CONTEXT, epilog=(
@@ -23,7 +24,11 @@ def export() -> None:
     Hugging Face datasets loads."""
 
 
-@export.command("hf", cls=FilledCommand, fills=FOLDER_FILLS, context_settings=CONTEXT, epilog=(
+_HF_FILLS = {**FOLDER_FILLS, "task_options": lambda: options_listing(task_owners())}
+
+
+@export.command("hf", cls=DeclaredCommand, declared={"task": task_owners()}, fills=_HF_FILLS,
+                context_settings=CONTEXT, epilog=(
     examples(
         "refbench export hf kitmus-suite --out hf/kitmus  # kitmus-suite: refbench "
         "kitmus generate",
@@ -36,26 +41,29 @@ def export() -> None:
 @click.argument("inputs", type=DATA, nargs=-1, required=True)
 @click.option("--out", type=OUT_DIR, required=True, help="Folder for the dataset (and its card).")
 @click.option("--task", default=None, help="Task of the files (inferred when omitted).")
-@click.option("--input", "input_type", default=None,
-              help="AltEntities input type: name, infobox, unshown_background, oracle.")
+@click.option("--task-arg", multiple=True, metavar="KEY=VALUE", cls=FilledOption,
+              fills=_HF_FILLS, help="An option of the task's reader (repeatable): "
+                                    "{task_options}.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
               show_default=True, help="Data files: JSON Lines, or Parquet written by datasets.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @transactional
 def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
-                  input_type: str | None, fmt: str, as_json: bool) -> None:
+                  task_arg: tuple[str, ...], fmt: str, as_json: bool) -> None:
     """Write a folder a task takes whole ({folder_tasks}: one config per part, such as a
     KITMUS suite's <variant>_<n>ents or WinoBias's type and stereotype) or data files of one
     task (one split each) in the layout Hugging Face datasets loads from a folder or a Hub repo
     without a loading script: JSONL (or Parquet) data files and a README.md dataset card (YAML
     header with configs, licence, categories and dataset_info; the datasheet as its body).
     """
+    from refbench.cli.declared import checked_for_tasks, given, tasks_of
     from refbench.export.hf import export_hf
     from refbench.tasks.lookup import get_task
 
-    reader = {"input_type": input_type} if input_type else None
-    summary = export_hf(list(inputs), out, task=get_task(task) if task else None,
-                        reader_options=reader, fmt=fmt)
+    the_task = get_task(task) if task else None
+    asked = given("task", task_arg)
+    reader = checked_for_tasks(asked, tasks_of(list(inputs), the_task)) if asked else None
+    summary = export_hf(list(inputs), out, task=the_task, reader_options=reader, fmt=fmt)
     if as_json:
         print_json(summary)
         return

@@ -33,10 +33,7 @@ def export_hf_cmd(spec: str | None, out: Path, overwrite: bool, as_json: bool) -
     loads: the server then scores exactly the weights scored in process."""
     from refbench.models.llm_weights import export_hf
 
-    argument = spec
-    if spec is not None and spec.partition(":")[0] == "llm-loglik":
-        argument = spec.partition(":")[2] or None
-    info = export_hf(argument, out, overwrite=overwrite)
+    info = export_hf(spec, out, overwrite=overwrite)
     if as_json:
         print_json(info)
         return

@@ -33,7 +33,7 @@ def _rows(name: str, regs: list[Registry]) -> list[dict[str, Any]]:
     for reg in regs:
         for e in reg.entries():
             row: dict[str, Any] = {"name": e.name, "summary": e.summary, "origin": e.origin}
-            if name in ("tasks", "models"):
+            if name in ("tasks", "models", "trainers"):
                 try:
                     obj = reg.load(e.name)
                 except RefbenchError as exc:  # a broken plugin: listed with its error
@@ -105,9 +105,10 @@ def kinds() -> str:
 @click.argument("kind", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def ls(kind: str | None, as_json: bool) -> None:
-    """List what is registered: tasks and models (with their versions and, for plugins, the
-    distribution that adds them), prediction formats, and what the tasks add (metrics, KITMUS
-    variants, formats and resource layouts). KIND limits the listing to one of them: {kinds}."""
+    """List what is registered: tasks, models and trainers (with their versions and, for
+    plugins, the distribution that adds them), prediction formats, and what the tasks add
+    (metrics, KITMUS variants, formats and resource layouts). KIND limits the listing to one
+    of them: {kinds}."""
     from refbench.core.errors import UsageError
 
     found = listings()

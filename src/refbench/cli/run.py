@@ -1,4 +1,4 @@
-"""``refbench run``, ``refbench train`` and ``refbench results``."""
+"""``refbench run``: a model on data sets, into run folders and the results store."""
 
 from __future__ import annotations
 
@@ -8,26 +8,33 @@ from typing import Any
 import click
 
 from refbench.cli.benchmarks import ALL, BENCHMARK_DATA, run_several, warn_skipped
+from refbench.cli.declared import (
+    DeclaredCommand,
+    checked_for_tasks,
+    given,
+    options_listing,
+    task_owners,
+)
 from refbench.cli.ls import FOLDER_FILLS
 from refbench.core.commands import (
     CONTEXT,
-    COUNT,
-    DATA,
     OUT_DIR,
     PATH,
     POSITIVE,
-    SEED,
     print_json,
     transactional,
 )
-from refbench.core.device import DEVICE_HELP, set_threads
 from refbench.core.help_text import FilledOption, examples
+
+#: ``{task_options}`` in a help text: every task's reader options (``--task-arg``).
+READER_FILLS = {**FOLDER_FILLS, "task_options": lambda: options_listing(task_owners())}
 
 RUN_EXAMPLE = examples(
     "refbench run --model knowledge-match --data kitmus-suite --out runs/km  # kitmus-suite: "
     "refbench kitmus generate",
     "refbench run --model embedding --data ../shared/data/altentities/books/test.json.gz "
-    "--input unshown_background --limit 200 --out runs/emb --json  # all 5,966: minutes",
+    "--task-arg input_type=unshown_background --limit 200 --out runs/emb --json  # all 5,966: "
+    "minutes",
     "refbench run --model embedding --data ../shared/data/winograd/wsc273.jsonl --out runs/s2 "
     "--shard 2/3",
     "refbench run --model first --data wsc273 --data gap:test --data knowref:test --out runs/many"
@@ -38,7 +45,8 @@ RUN_EXAMPLE = examples(
     "--engine dask --scheduler tcp://127.0.0.1:8786  # needs: a running Dask scheduler")
 
 
-@click.command("run", context_settings=CONTEXT, epilog=RUN_EXAMPLE)
+@click.command("run", cls=DeclaredCommand, declared={"task": task_owners()}, fills=READER_FILLS,
+               context_settings=CONTEXT, epilog=RUN_EXAMPLE)
 @click.option("--model", "spec", required=True, help="Model name[:argument] (refbench ls models).")
 @click.option("--data", type=BENCHMARK_DATA, required=True, multiple=True, cls=FilledOption,
               fills=FOLDER_FILLS,
@@ -58,9 +66,10 @@ RUN_EXAMPLE = examples(
                    ".refbench/results.sqlite).")
 @click.option("--no-store", is_flag=True, help="Do not record the run or use the cache.")
 @click.option("--model-arg", multiple=True, help="Model option key=value (repeatable).")
-@click.option("--input", "input_type", default=None,
-              help="AltEntities input type: name, infobox, unshown_background, oracle.")
-@click.option("--max-words", type=POSITIVE, default=None, help="AltEntities text cut (words).")
+@click.option("--task-arg", multiple=True, metavar="KEY=VALUE", cls=FilledOption,
+              fills=READER_FILLS,
+              help="An option of the task's reader (repeatable; recorded with the run): "
+                   "{task_options}.")
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed instances (reported as a count and ids) instead of stopping.")
 @click.option("--shard", default=None, metavar="I/N",
@@ -77,8 +86,8 @@ RUN_EXAMPLE = examples(
 @transactional
 def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: str,
             limit: int | None, out: Path, system: str | None, store: Path | None,
-            no_store: bool, model_arg: tuple[str, ...],
-            input_type: str | None, max_words: int | None, skip_invalid: bool, shard: str | None,
+            no_store: bool, model_arg: tuple[str, ...], task_arg: tuple[str, ...],
+            skip_invalid: bool, shard: str | None,
             engine: str, scheduler: str | None, as_json: bool, quiet: bool) -> None:
     """Run a model on a data set: predictions (answers JSONL with per-candidate scores), the
     task's metrics and provenance in --out, and a row in the results store. Interrupted runs
@@ -94,14 +103,16 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
     """
     import contextlib
 
+    from refbench.cli.declared import tasks_of
     from refbench.core.errors import UsageError
     from refbench.core.options import parse_key_values
-    from refbench.models.base import check_model_options
+    from refbench.models.base import check_model_options, trained_reader_options
     from refbench.runs.record import RunSettings
     from refbench.runs.shards import parse_shard
-    from refbench.tasks.lookup import get_task
+    from refbench.tasks.lookup import all_tasks, get_task
 
     options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
+    the_task = get_task(task) if task else None
     part = parse_shard(shard)
     several = len(data) > 1 or ALL in data
     if several and part is not None:
@@ -112,12 +123,12 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
                          "(SUITE/<variant>/subtask_<n>_ents/<split>.jsonl)")
     if scheduler is not None and engine != "dask":
         raise UsageError("--scheduler is for --engine dask")
+    asked = given("task", task_arg)
     reader: dict[str, Any] = {} if several or paths[0].is_dir() \
         else trained_reader_options(spec)
-    if input_type:
-        reader["input_type"] = input_type
-    if max_words:
-        reader["max_words"] = max_words
+    if asked:
+        tasks = [the_task] if the_task else all_tasks() if several else tasks_of(paths, None)
+        reader.update(checked_for_tasks(asked, tasks))
     settings = RunSettings(model=spec, model_options=options, reader_options=reader,
                            limit=limit, system=system, shard=part,
                            split=split)
@@ -128,11 +139,11 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
 
             dask = stack.enter_context(DaskEngine(scheduler, spec, options))
         if several:
-            run_several(settings, data, get_task(task) if task else None, out, store=store,
+            run_several(settings, data, the_task, out, store=store,
                          no_store=no_store, skip_invalid=skip_invalid, engine=dask,
                          as_json=as_json, quiet=quiet)
             return
-        _run(settings, paths[0], get_task(task) if task else None, out, store=store,
+        _run(settings, paths[0], the_task, out, store=store,
              no_store=no_store, skip_invalid=skip_invalid, engine=dask, as_json=as_json,
              quiet=quiet)
 
@@ -172,180 +183,3 @@ def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
         print_json(metrics)
     else:
         click.echo(run_text({**metrics, **where}))
-
-
-def trained_reader_options(spec: str) -> dict[str, Any]:
-    """How a trained cross-encoder's training data was read (``--input``, ``--max-words``):
-    the defaults for running it, so test texts are cut the way training texts were."""
-    from refbench.core.io import load_json_object
-
-    name, _, arg = spec.partition(":")
-    cfg = Path(arg) / "config.json"
-    if name != "cross-encoder" or not arg or not cfg.is_file():
-        return {}
-    reader = load_json_object(cfg, "model configuration").get("reader") or {}
-    return dict(reader) if isinstance(reader, dict) else {}
-
-
-# Options only one trainer takes: given to the other, they are refused.
-TRAINER_ONLY = {"cross-encoder": ("head", "head_lr", "evidence_words", "freeze_layers"),
-                "llm-loglik": ("train_layers", "scoring", "checkpoint_every"),
-                "encoder-head": ("features",)}
-# Options the frozen-encoder head does not take (it scores dev after every epoch).
-NOT_FOR_HEAD = ("eval_every", "patience", "max_steps", "max_length")
-
-
-@click.command("train", context_settings=CONTEXT, epilog=examples(
-    "refbench train --model cross-encoder --data kitmus-suite/background-pretrain/"
-    "subtask_4_ents/train.jsonl --dev kitmus-suite/background-pretrain/subtask_4_ents/"
-    "validation.jsonl --out models/ce-pretrain4 --epochs 1  # kitmus-suite: refbench kitmus "
-    "generate; on the 2,000 of the default sizes: minutes an epoch on a CPU",
-    "refbench run --model cross-encoder:models/ce-pretrain4 --data kitmus-suite/"
-    "background-pretrain/subtask_4_ents/test.jsonl --out runs/ce",
-    "refbench train --model llm-loglik --data ../shared/data/knowref/train.tsv --dev "
-    "../shared/data/knowref/dev.tsv --augment --eval-every 200 --threads 1 --out "
-    "models/lm-knowref  # needs: hours of CPU (docs/lm-ranker.md); then --model "
-    "llm-loglik:models/lm-knowref/model",
-    "refbench train --model encoder-head --data kitmus-suite/background-pretrain/"
-    "subtask_4_ents/train.jsonl --dev kitmus-suite/background-pretrain/subtask_4_ents/"
-    "validation.jsonl --out models/head-pretrain4  # frozen MiniLM, trained head: minutes; "
-    "then --model encoder-head:models/head-pretrain4"))
-@click.option("--model", "spec", default="cross-encoder", show_default=True,
-              help="Trainable model: cross-encoder, llm-loglik[:PATH] (a causal LM as a "
-                   "ranker; default weights SmolLM2-135M), or encoder-head (frozen MiniLM "
-                   "sentence vectors, a small trained head).")
-@click.option("--data", type=DATA, required=True, help="Training data (any choice task).")
-@click.option("--dev", type=DATA, default=None,
-              help="Dev data for selection (default: 10% held out from --data, whole "
-                   "questions where instances share one); a test file is refused.")
-@click.option("--task", default=None, help="Task (inferred when omitted).")
-@click.option("--out", type=OUT_DIR, required=True, help="Model folder.")
-@click.option("--augment", is_flag=True,
-              help="Add the antecedent-switched copy of every training instance (KnowRef).")
-@click.option("--head", type=click.Choice(["joint", "binary"]), default="joint",
-              show_default=True, help="cross-encoder: joint or binary.")
-@click.option("--epochs", type=POSITIVE, default=None,
-              help="Epochs (cross-encoder 3, llm-loglik 2, encoder-head 15).")
-@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Learning rate (cross-encoder 3e-5, llm-loglik 2e-5, encoder-head 3e-4).")
-@click.option("--head-lr", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="cross-encoder: rate of the head and the prior's weight (default: --lr).")
-@click.option("--batch-size", type=POSITIVE, default=8, show_default=True,
-              help="Instances per step (each brings all its candidates).")
-@click.option("--max-length", type=POSITIVE, default=None,
-              help="Tokens per sequence (cross-encoder 128; llm-loglik: the model's context).")
-@click.option("--evidence-words", type=POSITIVE, default=60, show_default=True,
-              help="cross-encoder: words of description selected per candidate (free-text "
-                   "tasks).")
-@click.option("--max-words", type=POSITIVE, default=None, help="AltEntities text cut (words).")
-@click.option("--max-steps", type=POSITIVE, default=None, help="Stop after this many steps.")
-@click.option("--eval-every", type=POSITIVE, default=None,
-              help="Also score dev every N steps and before the first (keep the best).")
-@click.option("--patience", type=COUNT, default=None,
-              help="Dev evaluations without a gain before stopping (cross-encoder 2, "
-                   "llm-loglik 4).")
-@click.option("--freeze-layers", type=COUNT, default=0, show_default=True,
-              help="cross-encoder: keep the embeddings and the lowest N encoder layers fixed.")
-@click.option("--train-layers", type=COUNT, default=4, show_default=True,
-              help="llm-loglik: train the top N decoder layers and the final norm; 0: every "
-                   "parameter.")
-@click.option("--scoring", type=click.Choice(["partial", "whole"]), default="partial",
-              show_default=True, help="llm-loglik: what is scored (its scoring option; run "
-                                      "the trained model with the same).")
-@click.option("--checkpoint-every", type=POSITIVE, default=100, show_default=True,
-              help="llm-loglik: steps between checkpoints (and at each epoch's end).")
-@click.option("--features", type=PATH, default=None,
-              help="encoder-head: the sentence-vector cache folder (default DIR/features).")
-@click.option("--seed", type=SEED, default=13, show_default=True)
-@click.option("--input", "input_type", default=None, help="AltEntities input type.")
-@click.option("--resume", is_flag=True, help="Continue from DIR/checkpoint (must exist).")
-@click.option("--device", default="auto", show_default=True, help=DEVICE_HELP)
-@click.option("--threads", type=POSITIVE, default=None, help="CPU threads for torch.")
-@click.option("--json", "as_json", is_flag=True, help="Print the training report as JSON.")
-def train_cmd(spec: str, data: Path, dev: Path | None, task: str | None, out: Path,
-              augment: bool, head: str, epochs: int | None, lr: float | None,
-              head_lr: float | None, batch_size: int, max_length: int | None,
-              evidence_words: int, max_words: int | None, max_steps: int | None,
-              eval_every: int | None, patience: int | None, freeze_layers: int,
-              train_layers: int, scoring: str, checkpoint_every: int,
-              features: Path | None, seed: int, input_type: str | None, resume: bool,
-              device: str, threads: int | None, as_json: bool) -> None:
-    """Fine-tune a choice model: the MiniLM cross-encoder (then --model cross-encoder:DIR),
-    a causal LM as a ranker over the candidates, trained on the log-likelihoods llm-loglik
-    scores (then --model llm-loglik:DIR/model, a Hugging Face folder), or a small head over
-    frozen MiniLM sentence vectors (then --model encoder-head:DIR). Seeded, selected on dev
-    (never on a test file), checkpoints, --resume.
-    """
-    from refbench.core.errors import UsageError
-    from refbench.models.selection import refuse_test_selection
-    from refbench.models.train import held_out_split, train_cross_encoder
-    from refbench.tasks.choices import read_choices
-    from refbench.tasks.lookup import get_task
-
-    name, _, argument = spec.partition(":")
-    if name not in TRAINER_ONLY:
-        raise UsageError(f"{spec!r} is not trainable; the trainable models are cross-encoder, "
-                         "llm-loglik[:PATH] and encoder-head")
-    source = click.get_current_context().get_parameter_source
-    for other, options in TRAINER_ONLY.items():
-        for option in options if other != name else ():
-            if source(option) is not click.core.ParameterSource.DEFAULT:
-                raise UsageError(f"--{option.replace('_', '-')} is an option of {other} "
-                                 f"training, not {name}")
-    for option in NOT_FOR_HEAD if name == "encoder-head" else ():
-        if source(option) is not click.core.ParameterSource.DEFAULT:
-            raise UsageError(f"--{option.replace('_', '-')} is not an option of encoder-head "
-                             "training (it scores dev after every epoch)")
-    if dev is not None:
-        refuse_test_selection(dev)
-    set_threads(threads)
-    reader: dict[str, object] = {"input_type": input_type} if input_type else {}
-    if max_words:
-        reader["max_words"] = max_words
-    the_task = get_task(task) if task else None
-    if augment:
-        from refbench.models.augment import augmented_training_file
-
-        data = augmented_training_file(data, task=the_task, work=out)
-    train = list(read_choices(data, task=the_task, options=reader))
-    if dev is not None:
-        dev_set = list(read_choices(dev, task=the_task, options=reader))
-    else:
-        train, dev_set = held_out_split(train, seed=seed)
-    if name == "llm-loglik":
-        from refbench.models.lm_ranker import RankerSettings, train_lm_ranker
-
-        settings = RankerSettings(
-            epochs=epochs or 2, lr=lr or 2e-5, batch_size=batch_size, train_layers=train_layers,
-            scoring=scoring, seed=seed, eval_every=eval_every, max_steps=max_steps,
-            checkpoint_every=checkpoint_every, max_length=max_length,
-            patience=4 if patience is None else patience)
-        report = train_lm_ranker(train, dev_set, out, base=argument or None, settings=settings,
-                                 reader_options=reader, resume=resume, device=device,
-                                 progress=not as_json)
-        where = f"run it with --model {report['run_with']}"
-    elif name == "encoder-head":
-        from refbench.models.train_head import HeadSettings, train_encoder_head
-
-        report = train_encoder_head(
-            train, dev_set, out, settings=HeadSettings(
-                epochs=epochs or 15, lr=lr or 3e-4, seed=seed,
-                batch_size=32 if source("batch_size") is click.core.ParameterSource.DEFAULT
-                else batch_size),
-            cache=features, resume=resume, device=device, progress=not as_json)
-        where = f"run it with --model encoder-head:{out}"
-    else:
-        report = train_cross_encoder(train, dev_set, out, head=head, epochs=epochs or 3,
-                                     lr=lr or 3e-5, head_lr=head_lr, batch_size=batch_size,
-                                     max_length=max_length or 128,
-                                     evidence_words=evidence_words, reader_options=reader,
-                                     seed=seed, eval_every=eval_every,
-                                     patience=2 if patience is None else patience,
-                                     freeze_layers=freeze_layers, max_steps=max_steps,
-                                     resume=resume, device=device, progress=not as_json)
-        where = f"run it with --model cross-encoder:{out}"
-    if as_json:
-        print_json(report)
-    else:
-        click.echo(f"best dev accuracy {report['best_dev_accuracy']:.3f} after "
-                   f"{report['epochs_done']} epoch(s); {where}")

@@ -1,10 +1,15 @@
 """Declared options and one parser for them: ``key=value`` strings become typed, checked values.
 
-A model (or anything else configured by ``key=value`` pairs) declares its options as a small
-tuple of :class:`Option`; :func:`parse_options` turns what the user gave into typed values, and
-every problem (an unknown key, ``seed=abc``, ``max_length=-5``, ``concurrency=0``) is one
-usage error naming the option and what it expects, instead of a traceback or a silently ignored
-key.
+A model, a task (its reader and scorer) or a trainer declares its options as a small tuple of
+:class:`Option` (``ChoiceModel.OPTIONS``, ``Task.READER_OPTIONS`` / ``Task.SCORER_OPTIONS``,
+``Trainer.OPTIONS``); :func:`parse_options` turns what the user gave (``--model-arg``,
+``--task-arg``, ``--train-arg``) into typed values, and every problem (an unknown key,
+``seed=abc``, ``max_length=-5``, ``concurrency=0``) is one usage error naming the option and
+what it expects, instead of a traceback or a silently ignored key.
+
+An option may also name command-line ``flags`` of its own (AltEntities' ``--input`` for
+``input_type``): the command line builds those flags from the declarations (nothing in
+``cli/`` names them), and ``flag=value`` is the same as ``name=value``.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import UsageError
@@ -22,7 +28,9 @@ _FALSE = {"0", "false", "no", "off"}
 
 @dataclass(frozen=True)
 class Option:
-    """One option: its type (``int``, ``float``, ``str`` or ``bool``), default, bounds, choices."""
+    """One option: its type (``int``, ``float``, ``str``, ``bool`` or ``Path``: an existing
+    file or folder), default, bounds, choices, and the command-line ``flags`` that stand for
+    it (``("--input",)``; old flags kept as the owner's own aliases)."""
 
     name: str
     kind: type
@@ -30,12 +38,19 @@ class Option:
     help: str = ""
     min: float | None = None
     choices: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        """The keys that name this option: its name and each flag's (``--max-words``:
+        ``max_words``)."""
+        return (self.name, *(key_of(f) for f in self.flags))
 
     def expects(self) -> str:
         if self.choices:
             return "one of " + ", ".join(self.choices)
         what = {int: "an integer", float: "a number", bool: "true or false",
-                str: "a text"}.get(self.kind, self.kind.__name__)
+                str: "a text", Path: "an existing file or folder"}.get(self.kind,
+                                                                       self.kind.__name__)
         if self.min is not None:
             bound = f"{self.min:g}"
             what += f" >= {bound}"
@@ -67,6 +82,11 @@ class Option:
                 raise bad from None
             if not math.isfinite(parsed):
                 raise bad
+        elif self.kind is Path:
+            parsed = Path(str(value))
+            if not str(value).strip() or not parsed.exists():
+                raise bad
+            return parsed
         else:
             parsed = str(value)
             if self.choices and parsed not in self.choices:
@@ -80,18 +100,33 @@ def parse_options(owner: str, declared: Sequence[Option],
                   given: Mapping[str, Any]) -> dict[str, Any]:
     """The given options, typed and checked; an unknown key is an error listing the known ones.
 
-    Keys may use dashes or underscores (``max-length`` = ``max_length``).
+    Keys may use dashes or underscores (``max-length`` = ``max_length``), and an option's
+    flag names it too (``input`` = ``input_type`` when it declares ``--input``); the result is
+    keyed by the options' names.
     """
-    known = {o.name: o for o in declared}
+    known = {key: o for o in declared for key in reversed(o.names())}
     out: dict[str, Any] = {}
     for key, value in given.items():
-        name = str(key).strip().replace("-", "_")
-        option = known.get(name)
+        option = known.get(key_of(str(key)))
         if option is None:
-            listing = ", ".join(sorted(known)) if known else "none"
-            raise UsageError(f"{owner} has no option {name!r}; its options: {listing}")
-        out[name] = option.parse(value, owner=owner)
+            raise UsageError(f"{owner} has no option {key_of(str(key))!r}; its options: "
+                             f"{listing(declared)}")
+        out[option.name] = option.parse(value, owner=owner)
     return out
+
+
+def listing(declared: Sequence[Option]) -> str:
+    """``a, b (--b), c``: the names of ``declared`` (and their flags), for an error line."""
+    if not declared:
+        return "none"
+    return ", ".join(o.name + (f" ({', '.join(o.flags)})" if o.flags else "")
+                     for o in sorted(declared, key=lambda o: o.name))
+
+
+def key_of(text: str) -> str:
+    """The key a ``key=value`` pair or a flag names: ``--max-words`` and ``max-words`` are
+    ``max_words``."""
+    return text.strip().lstrip("-").replace("-", "_")
 
 
 def parse_key_values(pairs: Sequence[str], *, flag: str) -> dict[str, str]:

@@ -2,10 +2,11 @@
 
 Nothing registers itself by import side effect. refbench's own names are declared in the
 tables below; other installed distributions add theirs through entry points (the group named
-by each registry: ``refbench.tasks``, ``refbench.models``), read when a name is first looked
-up and loaded only when used. ``refbench ls`` lists both and says where each comes from. A
-plugin that cannot be loaded, or that takes a name refbench already has, is one error line
-(:class:`PluginError`) for the command that uses it, never a broken command line.
+by each registry: ``refbench.tasks``, ``refbench.models``, ``refbench.trainers``), read when
+a name is first looked up and loaded only when used. ``refbench ls`` lists both and says
+where each comes from. A plugin that cannot be loaded, or that takes a name refbench already
+has, is one error line (:class:`PluginError`) for the command that uses it, never a broken
+command line.
 
 Names may carry a version (``kitmus.v1``): the loaded object's ``version`` must match.
 """
@@ -216,6 +217,26 @@ MODELS = Registry(
     group="refbench.models",
 )
 
+# What ``refbench train --model NAME`` trains: each a refbench.core.trainer.Trainer declaring its
+# options; the first is the default.
+TRAINERS = Registry(
+    "trainer",
+    [
+        Entry("cross-encoder", f"{_M}.train:CrossEncoderTrainer",
+              "fine-tune the MiniLM pair scorer (then --model cross-encoder:DIR)"),
+        Entry("llm-loglik", f"{_M}.lm_ranker:LmRankerTrainer",
+              "a causal LM as a ranker on its log-likelihoods, SmolLM2-135M by default "
+              "(llm-loglik[:PATH]; then --model llm-loglik:DIR/model)"),
+        Entry("encoder-head", f"{_M}.train_head:EncoderHeadTrainer",
+              "a small head over frozen MiniLM sentence vectors (then --model "
+              "encoder-head:DIR)"),
+        Entry("tne", f"{_T}.tne.models.train:TneTrainer",
+              "the TNE span-pair model on TNE documents (then refbench tne predict --model "
+              "DIR)"),
+    ],
+    group="refbench.trainers",
+)
+
 PREDICTION_FORMATS = Registry(
     "prediction format",
     [
@@ -231,6 +252,7 @@ PREDICTION_FORMATS = Registry(
 #: score).
 ALL = {
     "models": MODELS,
+    "trainers": TRAINERS,
     "tasks": TASKS,
     "prediction-formats": PREDICTION_FORMATS,
 }

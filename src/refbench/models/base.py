@@ -80,6 +80,12 @@ class ChoiceModel(ABC):
         blob = json.dumps(self.config(), sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
+    @classmethod
+    def reader_defaults(cls, argument: str | None) -> dict[str, Any]:
+        """The task reader options a run of ``name:argument`` uses unless others are given
+        (a trained model: how its training data was read, so test texts are read alike)."""
+        return {}
+
     def prepare(self, data_path: str | Path | None, task: Task) -> None:  # noqa: B027
         """Called once before predicting (e.g. to read an external system's output)."""
 
@@ -141,6 +147,12 @@ def check_model_options(spec: str, options: dict[str, Any] | None) -> dict[str, 
     (an unknown key or a bad value is a usage error naming it)."""
     cls = model_class(spec)
     return parse_options(f"model {cls.name}", cls.OPTIONS, options or {})
+
+
+def trained_reader_options(spec: str) -> dict[str, Any]:
+    """The reader options the model ``spec`` runs with by default
+    (:meth:`ChoiceModel.reader_defaults`; a trained cross-encoder's are its training data's)."""
+    return model_class(spec).reader_defaults(spec.partition(":")[2] or None)
 
 
 def build_model(spec: str, options: dict[str, Any] | None = None) -> ChoiceModel:

@@ -219,6 +219,17 @@ class CrossEncoderModel(ChoiceModel):
                Option("batch_size", int, 64, "pairs per forward pass", min=1),
                Option("device", str, "auto", DEVICE_HELP))
 
+    @classmethod
+    def reader_defaults(cls, argument: str | None) -> dict[str, Any]:
+        """How a trained folder's training data was read (its config's ``reader``)."""
+        from refbench.core.io import load_json_object
+
+        cfg = Path(argument) / "config.json" if argument else None
+        if cfg is None or not cfg.is_file():
+            return {}
+        reader = load_json_object(cfg, "model configuration").get("reader") or {}
+        return dict(reader) if isinstance(reader, dict) else {}
+
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
         import torch

@@ -86,12 +86,15 @@ def load(argument: str | None) -> tuple[Any, Any, Weights]:
 
 def export_hf(argument: str | None, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
     """Write the weights ``llm-loglik[:argument]`` scores with as a Hugging Face folder (float32
-    safetensors, config, tokenizer) at ``out``, all or nothing; returns what was written."""
+    safetensors, config, tokenizer) at ``out``, all or nothing; returns what was written.
+    ``argument`` may also be the whole spec ``llm-loglik[:PATH]``."""
     import torch
     from transformers import AutoModelForCausalLM
 
     from refbench.core.io import commit_output_dir, discard_output_dir, prepare_output_dir
 
+    if argument is not None and argument.partition(":")[0] == "llm-loglik":
+        argument = argument.partition(":")[2] or None
     tokenizer, model, where = load(argument)
     config = model.config
     if hasattr(config, "quantization_config"):

@@ -45,8 +45,11 @@ from refbench.core.checkpoint import (
 )
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import torch_save_atomic, write_text_atomic
+from refbench.core.options import Option
 from refbench.core.outputs import commit_output_dir, discard_output_dir, prepare_output_dir
+from refbench.core.trainer import TrainJob, shared_option
 from refbench.core.types import ChoiceInstance
+from refbench.models.augment import ChoiceTrainer, best_dev
 from refbench.models.llm import LoglikModel, scoring_requests
 from refbench.models.selection import refuse_test_selection
 
@@ -70,6 +73,43 @@ class RankerSettings:
     max_steps: int | None = None
     max_length: int | None = None
     forward_batch: int = 16  # sequences per forward pass
+
+
+class LmRankerTrainer(ChoiceTrainer):
+    """``refbench train --model llm-loglik[:PATH]``: :func:`train_lm_ranker` from the weights
+    ``PATH`` (default SmolLM2-135M)."""
+
+    name = "llm-loglik"
+    OPTIONS = (
+        shared_option("epochs", 2),
+        shared_option("lr", 2e-5),
+        shared_option("batch_size", 8, "instances per step (each brings all its candidates)"),
+        shared_option("max_length", None, "tokens per sequence (default: the model's context)"),
+        shared_option("max_steps", None),
+        shared_option("eval_every", None),
+        shared_option("patience", 4),
+        Option("train_layers", int, 4, "train the top N decoder layers and the final norm; "
+               "0: every parameter", min=0, flags=("--train-layers",)),
+        Option("scoring", str, "partial", "what is scored (run the trained model with the "
+               "same scoring option)", choices=SCORINGS, flags=("--scoring",)),
+        shared_option("checkpoint_every", 100),
+    )
+
+    def fit(self, train: list[ChoiceInstance], dev: list[ChoiceInstance],
+            job: TrainJob) -> dict[str, Any]:
+        o = self.option
+        settings = RankerSettings(
+            epochs=o("epochs"), lr=o("lr"), batch_size=o("batch_size"),
+            train_layers=o("train_layers"), scoring=o("scoring"), seed=job.seed,
+            eval_every=o("eval_every"), max_steps=o("max_steps"),
+            checkpoint_every=o("checkpoint_every"), max_length=o("max_length"),
+            patience=o("patience"))
+        return train_lm_ranker(train, dev, job.out, base=self.argument, settings=settings,
+                               reader_options=job.reader_options, resume=job.resume,
+                               device=job.device, progress=job.progress)
+
+    def done(self, report: dict[str, Any], job: TrainJob) -> str:
+        return best_dev(report, str(report["run_with"]))
 
 
 def load_ranker(base: str | None, settings: RankerSettings, *, device: str | None = "auto"

@@ -26,9 +26,49 @@ from refbench.core.checkpoint import (
 )
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import finite, torch_save_atomic, write_text_atomic
+from refbench.core.options import Option
+from refbench.core.trainer import TrainJob, shared_option
 from refbench.core.types import ChoiceInstance
+from refbench.models.augment import ChoiceTrainer, best_dev, held_out_split
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
 from refbench.models.selection import refuse_test_selection
+
+__all__ = ["CrossEncoderTrainer", "held_out_split", "train_cross_encoder"]
+
+
+class CrossEncoderTrainer(ChoiceTrainer):
+    """``refbench train --model cross-encoder``: :func:`train_cross_encoder` with its options."""
+
+    name = "cross-encoder"
+    OPTIONS = (
+        Option("head", str, "joint", "the pair head", choices=HEADS, flags=("--head",)),
+        shared_option("epochs", 3),
+        shared_option("lr", 3e-5),
+        shared_option("head_lr", None, "rate of the head and the prior's weight (default: lr)"),
+        shared_option("batch_size", 8, "instances per step (each brings all its candidates)"),
+        shared_option("max_length", 128),
+        Option("evidence_words", int, DEFAULT_EVIDENCE_WORDS, "words of description selected "
+               "per candidate (free-text tasks)", min=1, flags=("--evidence-words",)),
+        shared_option("max_steps", None),
+        shared_option("eval_every", None),
+        shared_option("patience", 2),
+        Option("freeze_layers", int, 0, "keep the embeddings and the lowest N encoder layers "
+               "fixed", min=0, flags=("--freeze-layers",)),
+    )
+
+    def fit(self, train: list[ChoiceInstance], dev: list[ChoiceInstance],
+            job: TrainJob) -> dict[str, Any]:
+        o = self.option
+        return train_cross_encoder(
+            train, dev, job.out, head=o("head"), epochs=o("epochs"), lr=o("lr"),
+            head_lr=o("head_lr"), batch_size=o("batch_size"), max_length=o("max_length"),
+            evidence_words=o("evidence_words"), reader_options=job.reader_options,
+            seed=job.seed, eval_every=o("eval_every"), patience=o("patience"),
+            freeze_layers=o("freeze_layers"), max_steps=o("max_steps"), resume=job.resume,
+            device=job.device, progress=job.progress)
+
+    def done(self, report: dict[str, Any], job: TrainJob) -> str:
+        return best_dev(report, f"cross-encoder:{job.out}")
 
 
 def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float:
@@ -40,36 +80,6 @@ def _accuracy(model: CrossEncoderModel, data: Sequence[ChoiceInstance]) -> float
             correct += out.answer == inst.gold
     model.net.train()
     return correct / len(data) if data else 0.0
-
-
-def held_out_split(data: list[ChoiceInstance], *, seed: int,
-                   fraction: float = 0.1) -> tuple[list[ChoiceInstance], list[ChoiceInstance]]:
-    """(train, dev): a seeded ``fraction`` of the groups held out, so nothing a model could
-    memorise crosses over. Instances of one question (AltEntities: every expression of a
-    question) form a group, and questions that share an entity are joined into one group (the
-    same entity is asked about in several questions); other instances are their own group."""
-    parent: dict[str, str] = {}
-
-    def find(a: str) -> str:
-        while parent.setdefault(a, a) != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for x in data:
-        qid = x.metadata.get("question_id")
-        if qid:
-            for c in x.candidates:
-                parent[find(f"q:{qid}")] = find(f"e:{c.text}")
-
-    def group(x: ChoiceInstance) -> str:
-        qid = x.metadata.get("question_id")
-        return find(f"q:{qid}") if qid else f"i:{x.id}"
-
-    groups = sorted({group(x) for x in data})
-    random.Random(seed).shuffle(groups)
-    held = set(groups[:max(1, int(len(groups) * fraction))])
-    return [x for x in data if group(x) not in held], [x for x in data if group(x) in held]
 
 
 def train_cross_encoder(

@@ -27,7 +27,10 @@ from refbench.core.checkpoint import (
 from refbench.core.device import resolve_device
 from refbench.core.errors import RefbenchError
 from refbench.core.io import finite, torch_save_atomic, write_text_atomic
+from refbench.core.options import Option
+from refbench.core.trainer import TrainJob, shared_option
 from refbench.core.types import ChoiceInstance
+from refbench.models.augment import ChoiceTrainer, best_dev
 from refbench.models.encoder_head import (
     FeatureCache,
     InstanceTexts,
@@ -48,6 +51,33 @@ class HeadSettings:
     dropout: float = 0.3
     weight_decay: float = 0.05
     seed: int = 13
+
+
+class EncoderHeadTrainer(ChoiceTrainer):
+    """``refbench train --model encoder-head``: :func:`train_encoder_head` (it scores dev after
+    every epoch, so it takes no eval_every, patience, max_steps or max_length)."""
+
+    name = "encoder-head"
+    OPTIONS = (
+        shared_option("epochs", 15),
+        shared_option("lr", 3e-4),
+        shared_option("batch_size", 32),
+        Option("features", str, None, "the sentence-vector cache folder (default "
+               "DIR/features)", flags=("--features",)),
+    )
+
+    def fit(self, train: list[ChoiceInstance], dev: list[ChoiceInstance],
+            job: TrainJob) -> dict[str, Any]:
+        features = self.option("features")
+        return train_encoder_head(
+            train, dev, job.out, settings=HeadSettings(
+                epochs=self.option("epochs"), lr=self.option("lr"), seed=job.seed,
+                batch_size=self.option("batch_size")),
+            cache=Path(features) if features else None, resume=job.resume,
+            device=job.device, progress=job.progress)
+
+    def done(self, report: dict[str, Any], job: TrainJob) -> str:
+        return best_dev(report, f"encoder-head:{job.out}")
 
 
 def _accuracy(net: Any, tensors: dict[str, Any], gold: Any) -> float:

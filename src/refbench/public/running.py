@@ -81,15 +81,13 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     (``refbench ls models``). A list of data runs each into ``out/<name>/`` and writes
     ``out/summary.json`` (``refbench run --data A --data B``); a list, or a folder run whole
     (a KITMUS suite, a WinoBias release), gives a list of Results, one per data file."""
-    from refbench.models.base import check_model_options
+    from refbench.models.base import check_model_options, trained_reader_options
     from refbench.runs.multi import benchmarks, run_benchmarks, run_one
     from refbench.runs.record import RunSettings
 
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise UsageError(f"limit={limit!r}: expected a positive whole number")
-    from refbench.cli.run import trained_reader_options
-
     options = check_model_options(model, model_options)
     several = not isinstance(data, str | Path)
     names = [str(d) for d in data] if not isinstance(data, str | Path) else [str(data)]

@@ -11,7 +11,11 @@ what every layer needs of any benchmark:
   :meth:`infer_split`;
 - metrics and slices: ``slice_keys`` / :meth:`slices`, :meth:`choice_extras`,
   :meth:`run_warnings`, :meth:`run_metrics`, :meth:`choice_metrics`, :meth:`evaluate`,
-  ``headline_metrics``.
+  ``headline_metrics``;
+- options: ``READER_OPTIONS`` (how :meth:`read_choices` reads a file) and ``SCORER_OPTIONS``
+  (what :meth:`evaluate` takes beside the predictions), each a tuple of
+  :class:`~refbench.core.options.Option`, checked by :meth:`check_options`. The generic commands
+  take them as ``--task-arg KEY=VALUE`` and as the flags the options declare.
 
 Everything else is a capability object (:mod:`refbench.tasks.capabilities`) that a task has or
 lacks: ``folder`` (a folder taken whole), ``documents`` (documents, not choices), ``web``,
@@ -31,6 +35,7 @@ from typing import Any, ClassVar
 
 from refbench.core.errors import E_RESOURCE, RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
+from refbench.core.options import Option, parse_options
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.capabilities import (
     Commands,
@@ -76,6 +81,13 @@ class Task:
     slice_keys: ClassVar[tuple[str, ...]] = ()
     #: The result keys tables show for the task, in order (those present are shown).
     headline_metrics: ClassVar[tuple[str, ...]] = ("accuracy",)
+
+    # -- options (--task-arg KEY=VALUE, and the flags an option declares) ------------------
+    #: How :meth:`read_choices` reads a file (``run``, ``evaluate``, ``export``, ``train``;
+    #: recorded as a run's ``reader_options``).
+    READER_OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    #: What :meth:`evaluate` takes beside the predictions (``evaluate`` only).
+    SCORER_OPTIONS: ClassVar[tuple[Option, ...]] = ()
 
     # -- capabilities: None when the task lacks one -------------------------------------------
     folder: FolderRuns | None = None
@@ -127,10 +139,20 @@ class Task:
     def read_choices(self, path: Path, *, options: dict[str, Any] | None = None,
                      on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
         """The file's choice instances (ids unique within the file). ``options``: reader
-        options (``run --input/--max-words``, recorded as a run's ``reader_options``);
+        options (``READER_OPTIONS``, given as ``--task-arg``; recorded as a run's
+        ``reader_options``);
         ``on_invalid``: skip and record malformed instances instead of raising at the first."""
         raise UsageError(f"task {self.name!r} has no choice instances (a {self.kind} task); "
                          "its own commands read it")
+
+    def options(self, *, scorer: bool = False) -> tuple[Option, ...]:
+        """The declared reader options, and the scorer's too when ``scorer``."""
+        return (*self.READER_OPTIONS, *(self.SCORER_OPTIONS if scorer else ()))
+
+    def check_options(self, given: dict[str, Any], *, scorer: bool = False) -> dict[str, Any]:
+        """``given`` (``key=value`` strings or typed values) typed and checked against the
+        declared options: an unknown key or a bad value is one usage error naming them."""
+        return parse_options(f"task {self.name}", self.options(scorer=scorer), given)
 
     def infer_split(self, path: Path) -> str | None:
         """The split the file holds, recorded in every result (default: from its name)."""

@@ -55,9 +55,8 @@ def score_choices(task: Task, data: Path, predictions: Path,
 def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Path], *,
                          systems: Sequence[str] = (), split: str = "test",
                          bootstrap: int = 1000, seed: int = 0,
-                         switched_pred: str | Path | None = None,
-                         switched_gold: str | Path | None = None,
                          reader_options: dict[str, Any] | None = None,
+                         scorer_options: dict[str, Any] | None = None,
                          on_invalid: InvalidInstances | None = None,
                          allow_missing: bool = False) -> dict[str, Any]:
     """Score ``preds`` against ``gold`` for ``task``. ``on_invalid`` (``--skip-invalid``):
@@ -65,7 +64,8 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
     lack some of its files' predictions (a warning). A refbench run over part of its data
     (``--limit``, a shard, lm-eval's ``--limit``) is scored over the instances it covers, as
     ``run`` scored it, with its coverage; a gold whose sha256 differs from the data the run
-    recorded is warned about in one line."""
+    recorded is warned about in one line. ``scorer_options``: the task's ``SCORER_OPTIONS``
+    (checked), passed to its :meth:`~refbench.tasks.base.Task.evaluate`."""
     gold = Path(gold)
     paths = [Path(p) for p in preds]
     if not paths:
@@ -81,18 +81,13 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
         _one_system(task, gold, paths, named=bool(systems))
     run = run_metrics_beside(paths[0]) if len(paths) == 1 else None
     recorded = Result.from_json(run) if run and "task" in run and "n" in run else None
-    if recorded is not None and recorded.is_partial and switched_pred is None \
+    if recorded is not None and recorded.is_partial and not scorer_options \
             and task.documents is None:
         result = _evaluate_covered(task, gold, paths[0], recorded, reader_options)
     else:
-        options: dict[str, Any] = {}
-        if switched_pred is not None:
-            options["switched_pred"] = switched_pred
-        if switched_gold is not None:
-            options["switched_gold"] = switched_gold
         result = task.evaluate(gold, paths, systems=list(systems), split=split,
                                bootstrap=bootstrap, seed=seed, reader_options=reader_options,
-                               on_invalid=on_invalid, **options)
+                               on_invalid=on_invalid, **dict(scorer_options or {}))
     result["task"] = task.name
     result["gold"] = result["data"] = str(gold)
     result["split"] = task.infer_split(gold)

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.invalid import InvalidInstances
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
+from refbench.tasks.altentities.read import DEFAULT_MAX_WORDS, INPUT_TYPES
 from refbench.tasks.altentities.web import AltEntitiesWebView
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, Studies
@@ -23,6 +25,13 @@ class AltEntitiesTask(Task):
     commands = Commands("refbench.tasks.altentities.commands:commands")
     studies = Studies(altentities_collection="refbench.tasks.altentities.study:"
                                              "AltEntitiesCollection")
+    # The reader's options; --input and --max-words are this task's own flags for them.
+    READER_OPTIONS = (
+        Option("input_type", str, "unshown_background", "the text shown of each candidate "
+               "(the paper's input types)", choices=INPUT_TYPES, flags=("--input",)),
+        Option("max_words", int, DEFAULT_MAX_WORDS, "cut each candidate's text to this many "
+               "words", min=1, flags=("--max-words",)),
+    )
 
     def sniff(self, head: FileHead) -> bool:
         return head.name.endswith(".json") and head.first.lstrip().startswith("[") \

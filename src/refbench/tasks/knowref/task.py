@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.invalid import InvalidInstances
+from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands
@@ -24,6 +25,13 @@ class KnowRefTask(Task):
     report = KnowRefReport()
     commands = Commands("refbench.tasks.knowref.commands:commands")
     training = KnowRefTraining()
+    # The scorer's options (evaluate); --switched-pred and --switched-gold are this task's own.
+    SCORER_OPTIONS = (
+        Option("switched_pred", Path, None, "predictions on the antecedent-switched copy "
+               "(adds consistency)", flags=("--switched-pred",)),
+        Option("switched_gold", Path, None, "the switched gold (default: switched on the fly)",
+               flags=("--switched-gold",)),
+    )
 
     def sniff(self, head: FileHead) -> bool:
         if head.name.endswith(".tsv"):

@@ -257,30 +257,22 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     complement MLPs, pair MLP; multi-label targets), one document per step, selecting the
     epoch and the link threshold on dev; checkpoints every N steps, --resume continues exactly.
     """
-    from refbench.tasks.tne.models.train import train_tne
-    from refbench.tasks.tne.read import read_documents
+    from refbench.core.trainer import TrainJob
+    from refbench.tasks.tne.models.train import TneTrainer
 
     set_threads(threads)
-    docs = read_documents(data)
-    if dev is not None:
-        dev_docs = read_documents(dev)
-    else:
-        cut = max(1, len(docs) // 10)
-        docs, dev_docs = docs[:-cut], docs[-cut:]
-    report = train_tne(docs[:limit] if limit else docs, dev_docs[:dev_limit] if dev_limit
-                       else dev_docs, out, head=head, epochs=epochs, lr=lr, head_lr=head_lr,
-                       pos_weight=pos_weight, warmup_steps=warmup_steps, seed=seed,
-                       resume=resume, max_steps=max_steps, checkpoint_every=checkpoint_every,
-                       device=device, progress=not as_json)
+    given = {"head": head, "epochs": epochs, "lr": lr, "head_lr": head_lr,
+             "pos_weight": pos_weight, "warmup_steps": warmup_steps, "limit": limit,
+             "dev_limit": dev_limit, "max_steps": max_steps,
+             "checkpoint_every": checkpoint_every}
+    trainer = TneTrainer(None, **{k: v for k, v in given.items() if v is not None})
+    job = TrainJob(data=data, dev=dev, out=out, seed=seed, resume=resume, device=device,
+                   progress=not as_json)
+    report = trainer.train(job)
     if as_json:
         print_json(report)
-    elif report["stopped"] == "max_steps":
-        click.echo(f"stopped after {report['steps_done']} steps (epoch {report['epochs_done'] + 1}"
-                   f", document {report['position_in_epoch']}); continue with --resume")
     else:
-        click.echo(f"best dev labeled F1 {100 * report['best_dev_labeled_f1']:.1f} (epoch "
-                   f"{report['best_epoch']}, link threshold {report['link_threshold']}) after "
-                   f"{report['epochs_done']} epoch(s); model in {out}")
+        click.echo(trainer.done(report, job))
 
 
 @tne.command(context_settings=CONTEXT, epilog=(

@@ -27,6 +27,8 @@ from tqdm import tqdm
 from refbench.core.checkpoint import resume_state
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.io import torch_save_atomic, write_text_atomic
+from refbench.core.options import Option
+from refbench.core.trainer import Trainer, TrainJob, shared_option
 from refbench.tasks.tne.models.model import HEADS, TneModel
 from refbench.tasks.tne.read import PREP_ID, NPDocument
 
@@ -206,3 +208,55 @@ def train_tne(train: Sequence[NPDocument], dev: Sequence[NPDocument], out: Path,
         write_config("running")
     write_config(stopped)
     return dict(json.loads((out / "config.json").read_text()))
+
+
+class TneTrainer(Trainer):
+    """``refbench train --model tne``: :func:`train_tne` on TNE documents (the same training
+    as ``refbench tne train``)."""
+
+    name = "tne"
+    OPTIONS = (
+        Option("head", str, "coupled", "the pair head", choices=HEADS, flags=("--head",)),
+        shared_option("epochs", 3),
+        shared_option("lr", 5e-5, "encoder rate"),
+        shared_option("head_lr", 1e-3, "rate of the NP and pair MLPs"),
+        Option("pos_weight", float, 4.0, "loss weight of linked pairs against unlinked ones",
+               min=0),
+        Option("warmup_steps", int, 300, "steps of rising learning rate", min=0),
+        Option("limit", int, None, "train on the first N documents only", min=1),
+        Option("dev_limit", int, None, "select on the first N dev documents", min=1),
+        shared_option("max_steps", None, "stop (with a checkpoint) after this many steps in all"),
+        shared_option("checkpoint_every", 200),
+        Option("encoder", str, None, "a local transformers folder to fine-tune instead of "
+               "MiniLM"),
+    )
+
+    def train(self, job: TrainJob) -> dict[str, Any]:
+        from refbench.tasks.tne.read import read_documents
+
+        if job.reader_options or job.augment:
+            raise UsageError("the TNE trainer reads TNE documents as they are: it takes no "
+                             "task options and no --augment")
+        docs = read_documents(job.data)
+        if job.dev is not None:
+            dev = read_documents(job.dev)
+        else:
+            cut = max(1, len(docs) // 10)
+            docs, dev = docs[:-cut], docs[-cut:]
+        o = self.option
+        return train_tne(docs[:o("limit")] if o("limit") else docs,
+                         dev[:o("dev_limit")] if o("dev_limit") else dev, job.out,
+                         head=o("head"), epochs=o("epochs"), lr=o("lr"), head_lr=o("head_lr"),
+                         pos_weight=o("pos_weight"), warmup_steps=o("warmup_steps"),
+                         seed=job.seed, resume=job.resume, max_steps=o("max_steps"),
+                         checkpoint_every=o("checkpoint_every"), encoder=o("encoder"),
+                         device=job.device, progress=job.progress)
+
+    def done(self, report: dict[str, Any], job: TrainJob) -> str:
+        if report["stopped"] == "max_steps":
+            return (f"stopped after {report['steps_done']} steps (epoch "
+                    f"{report['epochs_done'] + 1}, document {report['position_in_epoch']}); "
+                    "continue with --resume")
+        return (f"best dev labeled F1 {100 * report['best_dev_labeled_f1']:.1f} (epoch "
+                f"{report['best_epoch']}, link threshold {report['link_threshold']}) after "
+                f"{report['epochs_done']} epoch(s); model in {job.out}")
