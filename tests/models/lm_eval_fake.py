@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from refbench.models.lm_eval_docs import doc_hashes, task_hash
+from refbench.runs.lm_eval.docs import doc_hashes, task_hash
 
 STAMP = "2026-01-01T00-00-00.000000"
 Scores = Callable[[str, int, dict[str, Any]], list[float]]

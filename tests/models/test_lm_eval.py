@@ -12,8 +12,8 @@ from scripts.regen_golden import GOLDEN
 
 from refbench.cli import app
 from refbench.core.commands import run_guarded
-from refbench.export.lm_eval import export_lm_eval
-from refbench.models.lm_eval_docs import lm_eval_doc
+from refbench.runs.lm_eval.docs import lm_eval_doc
+from refbench.runs.lm_eval.export import export_lm_eval
 from refbench.runs.store import Store
 from refbench.tasks.choices import read_choices
 from tests.models.conftest import DATA
@@ -60,7 +60,7 @@ def test_lm_eval_scores_the_export_as_refbench_does(tmp_path: Path) -> None:
     from lm_eval.tasks import TaskManager
     from lm_eval.utils import handle_non_serializable
 
-    from refbench.runs.lm_eval_import import import_lm_eval
+    from refbench.runs.lm_eval.samples import import_lm_eval
     from refbench.runs.runner import run_model
 
     data = DATA["winograd"]

@@ -12,7 +12,7 @@ import pytest
 
 from refbench.cli import app
 from refbench.core.commands import run_guarded
-from refbench.export.lm_eval import export_lm_eval
+from refbench.runs.lm_eval.export import export_lm_eval
 from refbench.tasks.result_text import about
 from tests.models.lm_eval_fake import fake_run
 

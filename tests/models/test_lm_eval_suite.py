@@ -18,8 +18,8 @@ from scripts.regen_golden import GOLDEN
 
 from refbench.cli import app
 from refbench.core.commands import run_guarded
-from refbench.export.lm_eval import export_lm_eval
-from refbench.models.lm_eval_docs import folder_tasks
+from refbench.runs.lm_eval.docs import folder_tasks
+from refbench.runs.lm_eval.export import export_lm_eval
 from refbench.runs.store import Store
 from tests.models.lm_eval_fake import STAMP, fake_run
 
@@ -165,7 +165,7 @@ def test_allow_missing_and_renamed_samples(tmp_path: Path,
 def test_serve_shows_the_imported_suite_like_a_native_one(tmp_path: Path) -> None:
     """`refbench serve` over the suite: the imported lm-eval run is one system with a run per
     subtask, on the leaderboard and in the comparison with a native suite run."""
-    from refbench.runs.lm_eval_suite import import_lm_eval_folder
+    from refbench.runs.lm_eval.suite import import_lm_eval_folder
     from refbench.runs.runner import run_suite
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig

@@ -895,7 +895,7 @@ def _lm_run(change: Callable[[Path], None] | None = None) -> Make:
     """The support suite exported and lm-eval's samples of its group (made in lm-eval's
     format, tests.models.lm_eval_fake) in {T}/lm, then ``change`` applied to that folder."""
     def make(case_dir: Path, support: Path) -> None:
-        from refbench.export.lm_eval import export_lm_eval
+        from refbench.runs.lm_eval.export import export_lm_eval
         from tests.models.lm_eval_fake import fake_run
 
         export_lm_eval(support / "suite", case_dir / "tasks")

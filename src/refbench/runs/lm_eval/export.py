@@ -28,7 +28,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import sha256_file, write_text_atomic
 from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
-from refbench.models.lm_eval_docs import (
+from refbench.runs.lm_eval.docs import (
     folder_tasks,
     lm_eval_doc,
     task_name,

@@ -14,7 +14,7 @@ A run made with lm-eval's ``--limit`` (recorded in its ``results_*.json``) has s
 first documents only: it becomes a partial run, recorded as refbench's own ``run --limit`` runs
 are (``limit``) and with ``data_coverage`` (n of N instances) in its metrics, shown wherever the
 run is printed. Samples that stop short with no such limit recorded are refused
-(:mod:`refbench.runs.lm_eval_checks`, which also types every field of a sample).
+(:mod:`refbench.runs.lm_eval.checks`, which also types every field of a sample).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from refbench.core.result import data_sha256
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
-from refbench.runs.lm_eval_checks import check_coverage, check_sample
+from refbench.runs.lm_eval.checks import check_coverage, check_sample
 from refbench.runs.record import as_result, now, run_coverage, save_run, write_predictions
 from refbench.runs.store import Store
 from refbench.tasks.base import Task
@@ -147,7 +147,7 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
     """The sample of each instance, in the data file's order. lm-eval's ``--limit N`` scores
     the first N documents only: samples for exactly the first n instances are a partial run
     (the list is then n long); any other gap is an error naming the first instance missed."""
-    from refbench.models.lm_eval_docs import doc_hashes, hash_string, lm_eval_doc
+    from refbench.runs.lm_eval.docs import doc_hashes, hash_string, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:

@@ -63,7 +63,7 @@ def _names(missing: Sequence[ChoiceInstance]) -> str:
 def check_coverage(everything: Sequence[ChoiceInstance], n: int, info: dict[str, Any],
                    samples: Path, data: Path) -> None:
     """Samples for the first ``n`` of ``everything`` stand as a partial run only when
-    lm-eval's results (``info``, from :func:`~refbench.runs.lm_eval_import.run_info`)
+    lm-eval's results (``info``, from :func:`~refbench.runs.lm_eval.samples.run_info`)
     record a ``--limit`` that makes exactly ``n``; else one error naming what is missing."""
     total = len(everything)
     if n >= total:

@@ -3,8 +3,8 @@ holding the strings ``llm-loglik`` scores, the hashes lm-eval's ``--log_samples`
 (``doc_hash``, ``prompt_hash``, ``target_hash``, and the task's hash over them), and the names of
 the tasks of a folder export.
 
-Shared by the export (:mod:`refbench.export.lm_eval`), the runner (a run of a model that
-records lm-eval's hashes) and the import of lm-eval runs (:mod:`refbench.runs.lm_eval_import`),
+Shared by the export (:mod:`refbench.runs.lm_eval.export`), the runner (a run of a model that
+records lm-eval's hashes) and the import of lm-eval runs (:mod:`refbench.runs.lm_eval.samples`),
 so a refbench run and an lm-eval run of the same data are matched instance by instance.
 """
 
@@ -90,7 +90,7 @@ class FolderTask(NamedTuple):
 def folder_tasks(data: Path, split: str) -> tuple[Task, list[FolderTask], str]:
     """The task that runs on the folder ``data`` whole, the lm-eval task of each of its
     subtasks (in the folder's order) and the group's name. Export and import
-    (:mod:`refbench.runs.lm_eval_suite`) both name subtasks here, so they cannot disagree."""
+    (:mod:`refbench.runs.lm_eval.suite`) both name subtasks here, so they cannot disagree."""
     owners = [t for t in tasks_with("folder") if t.folder and t.folder.is_folder(data)]
     if not owners or owners[0].folder is None:
         raise RefbenchError("not a folder of data that refbench runs on whole (a KITMUS "

@@ -7,7 +7,7 @@ store row per subtask, so ``evaluate``, ``report`` and ``serve`` read it as a na
 lm-eval's ``--log_samples`` writes one ``samples_<task>_<timestamp>.jsonl`` per subtask of a
 group. Each file's task is read from its name (else found by its hash among the
 ``task_hashes`` of the ``results_*.json`` beside it) and matched to a subtask through
-:func:`refbench.models.lm_eval_docs.folder_tasks`, the very naming the export used. Every file is
+:func:`refbench.runs.lm_eval.docs.folder_tasks`, the very naming the export used. Every file is
 read and checked (one file per subtask, every subtask covered unless ``allow_missing``, the
 documents' hashes) before anything is written.
 """
@@ -22,8 +22,8 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError
-from refbench.models.lm_eval_docs import FolderTask, folder_tasks, task_hash
-from refbench.runs.lm_eval_import import (
+from refbench.runs.lm_eval.docs import FolderTask, folder_tasks, task_hash
+from refbench.runs.lm_eval.samples import (
     Prepared,
     lm_eval_model,
     prepare,
