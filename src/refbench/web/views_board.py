@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, url_for
 
+from refbench.metrics.paired import wilson_interval
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN
 from refbench.tasks.lookup import find_task
@@ -16,7 +17,6 @@ from refbench.web import page_cache
 from refbench.web.datasets import Dataset
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
-from refbench.web.stats import wilson_interval
 
 bp = Blueprint("board", __name__)
 

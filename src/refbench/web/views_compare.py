@@ -11,6 +11,13 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from refbench.metrics.paired import (
+    BOOTSTRAP_RESAMPLES,
+    DEFAULT_SEED,
+    holm,
+    paired_test,
+    wilson_interval,
+)
 from refbench.tasks.capabilities import WebView
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
@@ -20,13 +27,6 @@ from refbench.web.predictions import correctness_columns, ensure_system, system_
 from refbench.web.query import BadQuery, Lister
 from refbench.web.records import facet_labels
 from refbench.web.runs import System
-from refbench.web.stats import (
-    BOOTSTRAP_RESAMPLES,
-    DEFAULT_SEED,
-    holm,
-    paired_test,
-    wilson_interval,
-)
 
 bp = Blueprint("compare", __name__)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, bootstrap
 
-from refbench.web.stats import paired_test, wilson_interval
+from refbench.metrics.paired import paired_test, wilson_interval
 
 
 def test_mcnemar_is_the_exact_binomial_test_on_discordant_pairs() -> None:
@@ -68,14 +68,14 @@ def test_bootstrap_p_at_its_floor_reads_below_two_over_b() -> None:
 
 
 def test_holm_leaves_untested_pairs_out_of_the_family() -> None:
-    from refbench.web.stats import holm
+    from refbench.metrics.paired import holm
 
     assert holm([0.01, None, 0.04]) == [pytest.approx(0.02), None, pytest.approx(0.04)]
     assert holm([None]) == [None]
 
 
 def test_paired_means_test_on_document_scores() -> None:
-    from refbench.web.stats import paired_means_test
+    from refbench.metrics.paired import paired_means_test
 
     a = [0.9, 0.8, 0.7, 0.95, 0.85, 0.6, 0.75, 0.9]
     b = [0.5, 0.6, 0.4, 0.7, 0.6, 0.3, 0.5, 0.6]
