@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, bootstrap
 
-from refbench.metrics.paired import paired_test, wilson_interval
+from refbench.metrics.intervals import wilson
+from refbench.metrics.paired import paired_test
 
 
 def test_mcnemar_is_the_exact_binomial_test_on_discordant_pairs() -> None:
@@ -51,10 +52,10 @@ def test_bootstrap_p_is_never_zero() -> None:
     assert r is not None and r.bootstrap_p == pytest.approx(2 / 201)
 
 
-def test_wilson_interval() -> None:
-    low, high = wilson_interval(2, 3) or (0.0, 0.0)
+def test_wilson() -> None:
+    low, high = wilson(2, 3) or (0.0, 0.0)
     assert (round(low, 3), round(high, 3)) == (0.208, 0.939)
-    assert wilson_interval(0, 0) is None
+    assert wilson(0, 0) is None
 
 
 def test_bootstrap_p_at_its_floor_reads_below_two_over_b() -> None:

@@ -1,4 +1,5 @@
-"""Paired significance between two systems on the same instances, and intervals for accuracy.
+"""Paired significance between two systems on the same instances (the web app's compare page,
+``refbench.compare``).
 
 - McNemar's exact test (statsmodels): the binomial test on the discordant pairs, the right test
   for two classifiers scored on the same items.
@@ -7,7 +8,9 @@
   and the two-sided bootstrap p-value (twice the smaller tail of the resampled differences at 0,
   counted as (k + 1) / (B + 1)). With few instances the bootstrap is unreliable; the page says so.
   Seeded, so the same runs give the same figures.
-- Wilson score intervals (statsmodels) for an accuracy when no bootstrap interval was stored.
+
+Wilson's interval for an accuracy recorded without a bootstrap one is
+:func:`refbench.metrics.intervals.wilson`.
 """
 
 from __future__ import annotations
@@ -148,11 +151,3 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     adjusted = iter(float(v) for v in multipletests(present, method="holm")[1])
     return [None if p is None else next(adjusted) for p in pvalues]
 
-
-def wilson_interval(correct: int, n: int) -> tuple[float, float] | None:
-    if n <= 0:
-        return None
-    from statsmodels.stats.proportion import proportion_confint
-
-    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
