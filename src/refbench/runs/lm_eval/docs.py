@@ -21,7 +21,7 @@ from refbench.core.errors import RefbenchError
 from refbench.core.types import ChoiceInstance
 from refbench.models.llm import scoring_requests
 from refbench.tasks.base import Task
-from refbench.tasks.lookup import tasks_with
+from refbench.tasks.lookup import folder_task_of
 
 PREFIX = "refbench_"
 
@@ -91,11 +91,8 @@ def folder_tasks(data: Path, split: str) -> tuple[Task, list[FolderTask], str]:
     """The task that runs on the folder ``data`` whole, the lm-eval task of each of its
     subtasks (in the folder's order) and the group's name. Export and import
     (:mod:`refbench.runs.lm_eval.suite`) both name subtasks here, so they cannot disagree."""
-    owners = [t for t in tasks_with("folder") if t.folder and t.folder.is_folder(data)]
-    if not owners or owners[0].folder is None:
-        raise RefbenchError("not a folder of data that refbench runs on whole (a KITMUS "
-                            "suite, a release folder); give a data file", path=data)
-    t = owners[0]
+    t = folder_task_of(data)
+    assert t.folder is not None
     found = [FolderTask(task_name(f"{t.name}_{sub}"), gold, sub, labels)
-             for gold, sub, labels in owners[0].folder.files(data, split=split)]
+             for gold, sub, labels in t.folder.files(data, split=split)]
     return t, found, task_name(f"{data.resolve().name}_{split}")
