@@ -88,3 +88,11 @@ def test_paired_means_test_on_document_scores() -> None:
     same = paired_means_test([0.5, 0.5], [0.5, 0.5])
     assert same is not None and same.permutation_p == 1.0 and same.bootstrap_p == 1.0
     assert paired_means_test([], []) is None
+
+
+def test_one_mcnemar_for_the_pair_and_the_matrix_cells() -> None:
+    from refbench.metrics.paired import mcnemar_exact
+
+    # the compare page's matrix cells and paired_test call the same function
+    assert mcnemar_exact(12, 9, 2, 7) == pytest.approx(binomtest(2, 11, 0.5).pvalue)
+    assert mcnemar_exact(5, 0, 0, 5) == 1.0

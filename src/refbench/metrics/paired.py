@@ -45,7 +45,6 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
                 seed: int = DEFAULT_SEED) -> PairedResult | None:
     """Both tests on per-instance correctness (1/0) of two systems; None without instances."""
     import numpy as np
-    from statsmodels.stats.contingency_tables import mcnemar
 
     if len(a) != len(b):
         raise ValueError("paired correctness columns must have the same length")
@@ -58,7 +57,7 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
     only_a = int(np.sum((x == 1) & (y == 0)))
     only_b = int(np.sum((x == 0) & (y == 1)))
     neither = n - both - only_a - only_b
-    p_mcnemar = float(mcnemar([[both, only_a], [only_b, neither]], exact=True).pvalue)
+    p_mcnemar = mcnemar_exact(both, only_a, only_b, neither)
     diff = float(x.mean() - y.mean())
     if only_a + only_b == 0 or n < 2:
         low = high = diff
@@ -69,6 +68,14 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
                         accuracy_a=float(x.mean()), accuracy_b=float(y.mean()),
                         mcnemar_p=p_mcnemar, diff=diff, diff_low=low, diff_high=high,
                         bootstrap_p=p_boot, resamples=resamples, seed=seed)
+
+
+def mcnemar_exact(both: int, only_a: int, only_b: int, neither: int) -> float:
+    """McNemar's exact p (statsmodels) of a paired 2x2 table: the two-sided binomial test on
+    the discordant pairs (``only_a`` right only for a, ``only_b`` right only for b)."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    return float(mcnemar([[both, only_a], [only_b, neither]], exact=True).pvalue)
 
 
 def _mean_difference(x: object, y: object, axis: int = -1) -> object:
