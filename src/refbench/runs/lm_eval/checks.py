@@ -23,8 +23,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.inputs import json_type
 from refbench.core.types import ChoiceInstance
-
-HASHES = ("doc_hash", "prompt_hash", "target_hash")
+from refbench.runs.lm_eval.docs import HASHES
 
 
 def check_sample(row: dict[str, Any], path: Path, line: int) -> None:

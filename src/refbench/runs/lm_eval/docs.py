@@ -49,14 +49,28 @@ def lm_eval_doc(inst: ChoiceInstance) -> tuple[dict[str, Any], bool]:
                         "scores either a shared context or a shared continuation", item=inst.id)
 
 
+#: The per-document hashes lm-eval's ``--log_samples`` writes on each sample line.
+HASHES = ("doc_hash", "prompt_hash", "target_hash")
+
+
+def doc_hash(doc: dict[str, Any]) -> str:
+    """lm-eval's ``doc_hash`` of a document (as exported, or as a sample line logged it)."""
+    return hash_string(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
 def doc_hashes(doc: dict[str, Any]) -> dict[str, str]:
     """``doc_hash``, ``prompt_hash`` and ``target_hash`` as lm-eval's ``--log_samples``
     records them for this document (zero-shot, no chat template)."""
     multiple_input = "target" in doc
     prompt = doc["choices"][0] if multiple_input else doc["query"]
     target = doc["target"] if multiple_input else doc["label"]
-    return {"doc_hash": hash_string(json.dumps(doc, indent=2, ensure_ascii=False)),
-            "prompt_hash": hash_string(prompt), "target_hash": hash_string(str(target))}
+    return {"doc_hash": doc_hash(doc), "prompt_hash": hash_string(prompt),
+            "target_hash": hash_string(str(target))}
+
+
+def logged_hashes(row: dict[str, Any]) -> dict[str, str]:
+    """The hashes a samples line recorded (empty strings where it recorded none)."""
+    return {k: str(row.get(k, "")) for k in HASHES}
 
 
 def task_hash(hashes: Sequence[dict[str, str]]) -> str:

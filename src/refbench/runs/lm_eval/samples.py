@@ -36,6 +36,7 @@ from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
 from refbench.runs.lm_eval.checks import check_coverage, check_sample
+from refbench.runs.lm_eval.docs import logged_hashes
 from refbench.runs.record import as_result, now, run_coverage, save_run, write_predictions
 from refbench.runs.store import Store
 from refbench.tasks.base import Task
@@ -147,7 +148,7 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
     """The sample of each instance, in the data file's order. lm-eval's ``--limit N`` scores
     the first N documents only: samples for exactly the first n instances are a partial run
     (the list is then n long); any other gap is an error naming the first instance missed."""
-    from refbench.runs.lm_eval.docs import doc_hashes, hash_string, lm_eval_doc
+    from refbench.runs.lm_eval.docs import doc_hash, lm_eval_doc
 
     by_id: dict[str, tuple[dict[str, Any], Path, int]] = {}
     for row, path, line in rows:
@@ -171,9 +172,9 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
         row, path, line = hit
         doc = row.get("doc")
         if isinstance(doc, dict):
-            mine = doc_hashes(lm_eval_doc(inst)[0])["doc_hash"]
+            mine = doc_hash(lm_eval_doc(inst)[0])
             # lm-eval's doc_hash of the document as logged: what the scores were computed on
-            theirs = hash_string(json.dumps(doc, indent=2, ensure_ascii=False))
+            theirs = doc_hash(doc)
             if "doc_hash" in row and row["doc_hash"] != mine and "id" in doc:
                 raise RefbenchError(f"this sample's document differs from instance {inst.id} "
                                     f"of {data} (doc_hash); export the data again",
@@ -226,8 +227,7 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
         norm = [s / n for s, n in zip(scores, lengths, strict=True)]
         outputs.append(ModelOutput(argmax(scores), scores,
                                    extra={"answer_norm": argmax(norm), "scores_norm": norm}))
-        hashes.append({k: str(row.get(k, "")) for k in ("doc_hash", "prompt_hash",
-                                                          "target_hash")})
+        hashes.append(logged_hashes(row))
         if isinstance(row.get("acc"), int | float):
             lm_acc.append(float(row["acc"]))
     return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, info,

@@ -22,7 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from refbench.core.errors import RefbenchError
-from refbench.runs.lm_eval.docs import FolderTask, folder_tasks, task_hash
+from refbench.runs.lm_eval.docs import FolderTask, folder_tasks, logged_hashes, task_hash
 from refbench.runs.lm_eval.samples import (
     Prepared,
     lm_eval_model,
@@ -47,8 +47,7 @@ def _hashed_task(path: Path, rows: list[tuple[dict[str, Any], Path, int]]) -> st
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
         return None
     ordered = sorted((r for r, _, _ in rows), key=lambda r: r.get("doc_id", 0))
-    mine = task_hash([{k: str(r.get(k, "")) for k in ("doc_hash", "prompt_hash",
-                                                       "target_hash")} for r in ordered])
+    mine = task_hash([logged_hashes(r) for r in ordered])
     named = [t for t, h in hashes.items() if h == mine] if isinstance(hashes, dict) else []
     return named[0] if len(named) == 1 else None
 
