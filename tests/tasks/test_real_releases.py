@@ -4,7 +4,7 @@ One file is not verification: readers that handled the one official file they we
 failed on half of the release (surnames that spell pronouns). So every KITMUS official test file
 (8 variants x 2/3/4 entities), KnowRef, GAP, Winograd and AltEntities file is read completely,
 counted against the papers' figures, round-tripped through every writer that exists, and run
-through the choice models. TNE has its own module (tests/tne/test_real_release.py). Everything
+through the choice models. TNE has its own module (tests/tasks/tne/test_real_release.py). Everything
 skips cleanly when ../shared is absent.
 """
 
