@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from refbench.export.lm_eval import export_lm_eval
-from refbench.runs.lm_eval_import import import_lm_eval
+from refbench.runs.lm_eval.export import export_lm_eval
+from refbench.runs.lm_eval.samples import import_lm_eval
 from refbench.runs.runner import run_model
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "winograd" / "wsc273.jsonl"

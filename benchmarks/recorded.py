@@ -4,7 +4,7 @@ checked with ``refbench evaluate`` from the repository alone (the weights stay o
 ``benchmarks/results/manifest.json`` lists, per recorded model, the task, the gold file (relative
 to ``../shared/data``), the gzipped prediction files (relative to ``benchmarks/results``), the
 ``refbench evaluate`` options, the figures the benchmark printed, and the command that made them.
-``tests/test_recorded_results.py`` re-scores every entry on the real data.
+``tests/cli/test_recorded_results.py`` re-scores every entry on the real data.
 Gzip files are written by refbench's atomic writer, with a zero timestamp and no file name,
 so a re-run writes the same bytes.
 """

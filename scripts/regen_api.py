@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_api import GOLDEN, PYTHON_GOLDEN, describe  # noqa: E402
+from tests.public.test_api import GOLDEN, PYTHON_GOLDEN, describe  # noqa: E402
 
 if __name__ == "__main__":
     GOLDEN.write_text(describe(), encoding="utf-8")

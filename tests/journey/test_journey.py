@@ -19,7 +19,7 @@ from scripts.regen_golden import GOLDEN
 
 from tests.conftest import run_cli
 from tests.models.conftest import DATA
-from tests.tne.test_tne import DOC, write_docs
+from tests.tasks.tne.test_tne import DOC, write_docs
 
 CHOICE_KEYS = ("accuracy", "n", "n_with_gold", "n_no_answer", "slices")
 TASK_KEYS = {

@@ -28,7 +28,7 @@ def test_a_finite_interval_is_read_and_a_closed_form_one_is_left_to_the_figure()
     result = {"ci95": {"accuracy": [0.2, 0.6]}, "ci95_methods": {"accuracy": "wilson"}}
     assert recorded_interval(result, "accuracy") is None
     assert recorded_interval({"ci95": {"accuracy": [0.2, 0.6]}}, "accuracy") == (0.2, 0.6)
-    got = wilson(2, 4)  # worked by hand in tests/winobias/test_figure.py
+    got = wilson(2, 4)  # worked by hand in tests/tasks/winobias/test_figure.py
     assert got is not None and (round(got[0], 4), round(got[1], 4)) == (0.15, 0.85)
 
 

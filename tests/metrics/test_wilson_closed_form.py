@@ -29,8 +29,8 @@ def test_same_floats_as_statsmodels() -> None:
 
 def test_no_statsmodels_import() -> None:
     probe = ("import sys; from refbench.metrics.intervals import wilson; "
-             "from refbench.web.stats import wilson_interval; wilson(3, 10); "
-             "wilson_interval(3, 10); print(sorted(m for m in ('statsmodels', 'scipy') "
+             "from refbench.metrics.paired import mcnemar_exact; wilson(3, 10); "
+             "mcnemar_exact(5, 3, 7, 9); print(sorted(m for m in ('statsmodels', 'scipy') "
              "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout

@@ -92,8 +92,8 @@ def test_4_winobias_limit_table_is_filled(tmp_path: Path,
 
 def test_5_lm_eval_limit_import_of_a_suite(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    from refbench.export.lm_eval import export_lm_eval
-    from tests.models.lm_eval_fake import fake_run
+    from refbench.runs.lm_eval.export import export_lm_eval
+    from tests.runs.lm_eval.lm_eval_fake import fake_run
 
     export_lm_eval(TINY, tmp_path / "tasks")
     samples = fake_run(tmp_path / "tasks", tmp_path / "lm")

@@ -11,7 +11,7 @@ The subsets, each drawn from its case's seed:
   coverage one ``run --limit k`` gives;
 - ``lm-eval-limit``: ``results import-lm-eval`` of lm-eval's samples of the first k documents
   (lm-eval's ``--limit k``; the samples are made as lm-eval writes them,
-  :mod:`tests.models.lm_eval_fake`). Not GAP: its release has instances without gold, which
+  :mod:`tests.runs.lm_eval.lm_eval_fake`). Not GAP: its release has instances without gold, which
   an lm-eval task cannot hold (``export lm-eval`` refuses them).
 
 The model is ``random`` (no weights, milliseconds); a task's cases share one worker
@@ -71,8 +71,8 @@ def lm_eval_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def lm_eval_samples(task: str, data: Path, cache: dict[str, Path]) -> Path:
-    from refbench.export.lm_eval import export_lm_eval
-    from tests.models.lm_eval_fake import fake_run
+    from refbench.runs.lm_eval.export import export_lm_eval
+    from tests.runs.lm_eval.lm_eval_fake import fake_run
 
     if task not in cache:
         root = cache["root"] / task

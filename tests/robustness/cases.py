@@ -894,10 +894,10 @@ LM_TASKS = [f"refbench_kitmus_background_{v}_subtask_{n}_ents_test"
 
 def _lm_run(change: Callable[[Path], None] | None = None) -> Make:
     """The support suite exported and lm-eval's samples of its group (made in lm-eval's
-    format, tests.models.lm_eval_fake) in {T}/lm, then ``change`` applied to that folder."""
+    format, tests.runs.lm_eval.lm_eval_fake) in {T}/lm, then ``change`` applied to that folder."""
     def make(case_dir: Path, support: Path) -> None:
-        from refbench.export.lm_eval import export_lm_eval
-        from tests.models.lm_eval_fake import fake_run
+        from refbench.runs.lm_eval.export import export_lm_eval
+        from tests.runs.lm_eval.lm_eval_fake import fake_run
 
         export_lm_eval(support / "suite", case_dir / "tasks")
         fake_run(case_dir / "tasks", case_dir / "lm")
@@ -907,13 +907,13 @@ def _lm_run(change: Callable[[Path], None] | None = None) -> Make:
 
 
 def _lm_samples(*tasks: str) -> tuple[str, ...]:
-    from tests.models.lm_eval_fake import STAMP
+    from tests.runs.lm_eval.lm_eval_fake import STAMP
 
     return tuple(f"{{T}}/lm/samples_{t}_{STAMP}.jsonl" for t in tasks)
 
 
 def _second_copy(lm: Path) -> None:
-    from tests.models.lm_eval_fake import STAMP
+    from tests.runs.lm_eval.lm_eval_fake import STAMP
 
     src = lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl"
     (lm / f"samples_{LM_TASKS[0]}_2026-02-02T00-00-00.000000.jsonl").write_bytes(
@@ -921,7 +921,7 @@ def _second_copy(lm: Path) -> None:
 
 
 def _other_hash(lm: Path) -> None:
-    from tests.models.lm_eval_fake import STAMP
+    from tests.runs.lm_eval.lm_eval_fake import STAMP
 
     path = lm / f"samples_{LM_TASKS[1]}_{STAMP}.jsonl"
     rows = [json.loads(x) for x in path.read_text().splitlines()]
@@ -937,7 +937,7 @@ def _foreign(lm: Path) -> None:
 
 def _two_models(lm: Path) -> None:
     """One subtask's samples from another lm-eval run, of another model."""
-    from tests.models.lm_eval_fake import STAMP
+    from tests.runs.lm_eval.lm_eval_fake import STAMP
 
     other = "2026-02-02T00-00-00.000000"
     (lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl").rename(

@@ -234,8 +234,8 @@ def _lm_edit(change: Callable[[list[dict[str, Any]], dict[str, Any]], None]) -> 
     """The support suite's lm-eval run in {T}/lm, the first subtask's samples and the
     results file given to ``change`` (rows, results) and written back."""
     def edit(lm: Path) -> None:
-        from tests.models.lm_eval_fake import STAMP
         from tests.robustness.cases import LM_TASKS
+        from tests.runs.lm_eval.lm_eval_fake import STAMP
 
         path = lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl"
         res = lm / f"results_{STAMP}.json"

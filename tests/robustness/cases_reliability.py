@@ -252,8 +252,8 @@ def _samples(edit: Callable[[dict[str, Any]], None], line: int = 1) -> Callable[
     """Line ``line`` of the first subtask's samples edited (written with json.dumps, so a
     float NaN becomes the bare NaN Python writes)."""
     def change(lm: Path) -> None:
-        from tests.models.lm_eval_fake import STAMP
         from tests.robustness.cases import LM_TASKS
+        from tests.runs.lm_eval.lm_eval_fake import STAMP
 
         path = lm / f"samples_{LM_TASKS[0]}_{STAMP}.jsonl"
         rows = [json.loads(x) for x in path.read_text().splitlines()]

@@ -198,7 +198,7 @@ hf._copy_native = copy_then_die
 
 DIE_AFTER_WRITES = """
 import os, signal
-import refbench.export.lm_eval as lm
+import refbench.runs.lm_eval.export as lm
 real = lm.write_text_atomic
 done = []
 def write_then_die(path, text):

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from refbench.tasks.lookup import get_task
+from refbench.tasks.page import segment
 from refbench.web.datasets import discover, open_dataset, suite_files
 from refbench.web.index import IndexFolder, build_index, count, item, unpack
-from refbench.web.marks import segment
 from refbench.web.query import BadQuery, Lister, ListQuery
 from refbench.web.records import Problem, Record, file_records
 from tests.conftest import OFFICIAL, needs_shared

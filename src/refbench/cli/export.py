@@ -94,7 +94,7 @@ def export_lm_eval_cmd(data: Path, out: Path, split: str, as_json: bool) -> None
     utils.py and a README. Its `acc` with `--model hf` equals `refbench run --model
     llm-loglik` on the same data."""
     from refbench.core.inputs import check_input_file
-    from refbench.export.lm_eval import export_lm_eval
+    from refbench.runs.lm_eval.export import export_lm_eval
 
     if not data.is_dir():
         check_input_file(data, what="data file")

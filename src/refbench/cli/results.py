@@ -254,7 +254,7 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
     FOLDER writes, one run (and store row) per subtask."""
     from refbench.core.errors import UsageError
     from refbench.core.inputs import check_input_file
-    from refbench.runs.lm_eval_import import import_lm_eval
+    from refbench.runs.lm_eval.samples import import_lm_eval
     from refbench.runs.store import Store
 
     folder = data.is_dir()
@@ -267,7 +267,7 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
         click.echo(st.describe(), err=True)
     try:
         if folder:
-            from refbench.runs.lm_eval_suite import import_lm_eval_folder
+            from refbench.runs.lm_eval.suite import import_lm_eval_folder
 
             result = import_lm_eval_folder(samples, data, out, split=split, store=st,
                                            model=model, model_args=model_args,

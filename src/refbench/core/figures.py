@@ -7,7 +7,7 @@ measures titles, tick labels, axis labels, colour bars and legends placed ``outs
 shrinks the panels to make room. What it cannot do, shorten a title or a legend wider than the
 canvas, :func:`fitted_title` and :func:`legend_below` do by measuring the text with the
 figure's renderer: a title is wrapped onto more lines, a legend takes fewer columns, a label
-that is still too wide is wrapped. ``tests/test_figures.py`` draws every figure refbench
+that is still too wide is wrapped. ``tests/reporting/test_figures.py`` draws every figure refbench
 writes and checks that every text lies inside the canvas.
 """
 

@@ -25,11 +25,7 @@ and 1949).
 from __future__ import annotations
 
 import contextlib
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,6 +33,7 @@ from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
 from refbench.models.http import Endpoint
+from refbench.models.local_server import local_server
 
 # Routes that turn text into the server's token ids, tried in this order (vLLM and llama.cpp's
 # own server; llama-cpp-python). Each takes one of the fields sent and answers {"tokens": [...]}.
@@ -343,36 +340,11 @@ def llama_cpp_server(model_file: str | Path, *, threads: int = 1, timeout: float
     """llama-cpp-python's OpenAI-compatible server on a free loopback port, serving a GGUF file
     with prompt log-probabilities (``--logits_all true``); yields its ``/v1`` base URL and stops
     it on exit. For tests and benchmarks; needs ``llama-cpp-python[server]``."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    sink = log.open("w") if log is not None else subprocess.DEVNULL
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file), "--host",
-         "127.0.0.1", "--port", str(port), "--logits_all", "true", "--n_threads", str(threads),
-         "--verbose", "false"], stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RefbenchError(f"llama_cpp.server exited with code {proc.returncode}",
-                                    path=log)
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RefbenchError(f"llama_cpp.server did not answer in {timeout:g} s",
-                                        path=log) from None
-                time.sleep(0.5)
+    def command(port: int) -> list[str]:
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file), "--host",
+                "127.0.0.1", "--port", str(port), "--logits_all", "true", "--n_threads",
+                str(threads), "--verbose", "false"]
+
+    with local_server("llama_cpp.server", command, timeout=timeout, log=log,
+                      poll_every=0.5, probe_timeout=2, grace=20) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if log is not None and not isinstance(sink, int):
-            sink.close()

@@ -16,15 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import socket
-import subprocess
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from refbench.core.errors import RefbenchError
+from refbench.models.local_server import local_server
 
 ENV_PYTHON = "REFBENCH_VLLM_PYTHON"  # the interpreter of vLLM's virtualenv, if not .venv-vllm
 KV_CACHE_GIB = "1"  # VLLM_CPU_KVCACHE_SPACE: plenty for 2,048-token prompts of a small model
@@ -39,26 +34,6 @@ def vllm_python(root: Path | None = None) -> Path | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the server and the engine processes it started (its own process group)."""
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
 @contextlib.contextmanager
 def vllm_server(folder: str | Path, *, python: Path, timeout: float = 600, log: Path | None = None,
                 eager: bool = False, max_model_len: int = 2048) -> Iterator[str]:
@@ -66,37 +41,13 @@ def vllm_server(folder: str | Path, *, python: Path, timeout: float = 600, log: 
     its ``/v1`` base URL (the model's name there is ``str(folder)``) and stops it on exit.
     ``eager`` skips torch.compile: a shorter start, slower requests. Waits at most ``timeout``
     seconds for the server to answer; an exit or a timeout is an error naming the log."""
-    port = free_port()
-    command = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder),
-               "--dtype", "float32", "--max-model-len", str(max_model_len),
-               "--host", "127.0.0.1", "--port", str(port)]
-    if eager:
-        command.append("--enforce-eager")
+    def command(port: int) -> list[str]:
+        return [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder),
+                "--dtype", "float32", "--max-model-len", str(max_model_len),
+                "--host", "127.0.0.1", "--port", str(port)] + (["--enforce-eager"] if eager
+                                                               else [])
+
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=KV_CACHE_GIB, HF_HUB_OFFLINE="1")
     env.pop("PYTHONPATH", None)  # vLLM's virtualenv is its own: nothing of ours on its path
-    sink = log.open("wb") if log is not None else subprocess.DEVNULL
-    try:
-        proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
-    except OSError as exc:
-        raise RefbenchError(f"cannot start vLLM ({exc.strerror or exc})", path=python) from None
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RefbenchError(f"vLLM exited with code {proc.returncode} while starting",
-                                    path=log)
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RefbenchError(f"vLLM did not answer within {timeout:g} s",
-                                        path=log) from None
-                time.sleep(1)
+    with local_server("vLLM", command, timeout=timeout, log=log, env=env) as url:
         yield url
-    finally:
-        _stop(proc)
-        if not isinstance(sink, int):
-            sink.close()

@@ -1,8 +1,8 @@
 """``refbench.compare``: the paired tests the web app's compare page shows, for every pair of
 results on the same data: McNemar's exact test and the paired bootstrap of the accuracy
-difference (:func:`refbench.web.stats.paired_test`, the web's own functions, on the instances
+difference (:func:`refbench.metrics.paired.paired_test`, the web's own functions, on the instances
 both answered that have gold, in data order), each p adjusted over the pairs with Holm's
-method (:func:`refbench.web.stats.holm`)."""
+method (:func:`refbench.metrics.paired.holm`)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def compare(results: Sequence[Result], *, resamples: int | None = None,
             seed: int | None = None) -> Comparison:
     """Paired tests for every pair of ``results`` (two or more, of one task and the same
     data, all complete or all partial)."""
-    from refbench.web.stats import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, holm, paired_test
+    from refbench.metrics.paired import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, holm, paired_test
 
     results = list(results)
     if len(results) < 2:

@@ -141,7 +141,7 @@ def finish_run(run: FinishedRun, *, store: Store | None,
     ``on_invalid`` collects the instances the run skipped, for the caller's summary."""
     hashes = None
     if run.lm_eval_hashes:
-        from refbench.models.lm_eval_docs import instance_hashes
+        from refbench.runs.lm_eval.docs import instance_hashes
 
         hashes = instance_hashes(run.instances)
     s = run.settings
@@ -198,7 +198,7 @@ def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[Cho
     metrics = score_choices(task, data, pred_path, instances, [o.answer for o in outputs],
                             answers_norm=norm, skip_invalid=skip_invalid)
     if hashes:
-        from refbench.models.lm_eval_docs import task_hash
+        from refbench.runs.lm_eval.docs import task_hash
 
         metrics["lm_eval_task_hash"] = task_hash(hashes)
     return metrics

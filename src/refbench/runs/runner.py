@@ -32,7 +32,7 @@ from refbench.runs.shards import shard_place
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
-from refbench.tasks.lookup import tasks_with
+from refbench.tasks.lookup import folder_task_of
 
 
 def batches(todo: Sequence[tuple[str, ChoiceInstance]], size: int
@@ -154,22 +154,6 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
         on_invalid=on_invalid)
 
 
-def folder_task(data: Path, task: Task | None = None) -> Task:
-    """The task that runs on the folder ``data`` whole (a KITMUS suite): ``task`` if given,
-    else the task that recognises the folder, else the only task that runs on folders."""
-    if task is not None:
-        if task.folder is None:
-            raise RefbenchError(f"task {task.name} runs on data files, not folders; give a "
-                                "data file", path=data)
-        return task
-    runners = tasks_with("folder")
-    found = [t for t in runners if t.folder is not None and t.folder.is_folder(data)]
-    if found or len(runners) == 1:
-        return (found or runners)[0]
-    raise RefbenchError("not a folder of data that refbench runs on whole; give a data file",
-                        path=data)
-
-
 def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
               store: Store | None = None, progress: bool = True,
               on_invalid: InvalidInstances | None = None, task: Task | None = None,
@@ -177,7 +161,7 @@ def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
     """Run one model on every data file of a folder (a KITMUS suite: every subtask of
     ``settings.split``) and combine the runs into the task's folder result (a table)."""
     s = RunSettings(settings) if isinstance(settings, str) else settings
-    t = folder_task(suite, task)
+    t = folder_task_of(suite, task)
     assert t.folder is not None
     if s.limit is not None and t.folder.limit_refused:
         raise UsageError(f"--limit on a {t.title} folder: {t.folder.limit_refused}")

@@ -1,6 +1,7 @@
 """Finding tasks: by name (with "did you mean" and optional version, ``kitmus.v1``), all of them,
-or those that have a capability. Layers look a task up once, where a name enters (a command
-line option, a result file) and pass the :class:`~refbench.tasks.base.Task` on from there.
+those that have a capability, or the one that takes a folder whole (:func:`folder_task`).
+Layers look a task up once, where a name enters (a command line option, a result file) and pass
+the :class:`~refbench.tasks.base.Task` on from there.
 
 A plugin task that cannot be loaded is left out of :func:`all_tasks` with one warning line
 (each once per process), so one broken distribution never stops another command; naming it
@@ -12,6 +13,7 @@ own methods, and those of its capabilities, are called through
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from refbench.core.errors import RefbenchError
 from refbench.core.registry import TASKS, Entry, PluginError
@@ -68,6 +70,33 @@ def tasks_with(capability: str) -> list[Task]:
     if capability not in CAPABILITIES:
         raise ValueError(f"no capability {capability!r}")
     return [t for t in all_tasks() if getattr(t, capability) is not None]
+
+
+def folder_task(path: Path) -> Task | None:
+    """The task that takes the folder ``path`` whole as one dataset (a KITMUS suite, a
+    Winogender or WinoBias release folder): the first registered task whose folder capability
+    recognises it; None for a file, or a folder no task takes. The runner, the lm-eval export
+    and import, and the web app all ask here, so they cannot disagree about a folder."""
+    if not path.is_dir():
+        return None
+    return next((t for t in tasks_with("folder")
+                 if t.folder is not None and t.folder.is_folder(path)), None)
+
+
+def folder_task_of(path: Path, task: Task | None = None) -> Task:
+    """``task`` when one is named (it must run on folders), else :func:`folder_task`; an error
+    naming ``path`` when neither gives a task that runs on it whole."""
+    if task is not None:
+        if task.folder is None:
+            raise RefbenchError(f"task {task.name} runs on data files, not folders; give a "
+                                "data file", path=path)
+        return task
+    found = folder_task(path)
+    if found is None:
+        raise RefbenchError("not a folder of data that refbench runs on whole (refbench ls "
+                            "tasks names the tasks that take a folder); give a data file",
+                            path=path)
+    return found
 
 
 def task_names(kind: str | None = None) -> list[str]:

@@ -1,6 +1,8 @@
-"""Results as a few lines for the terminal, shared by every task's
-:meth:`~refbench.tasks.base.Task.result_text`: each says what it prints (fractions, unless a line
-says percent) and names the system, the data and the split."""
+"""Results as a few lines for the terminal, shared by the tasks' report capabilities
+(:meth:`refbench.tasks.capabilities.Report.text`, which ``refbench evaluate`` prints through
+:func:`refbench.reporting.text.result_text`) and by that function's fallback for a task with no
+text of its own: each says what it prints (fractions, unless a line says percent) and names the
+system, the data and the split."""
 
 from __future__ import annotations
 

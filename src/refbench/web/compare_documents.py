@@ -13,10 +13,10 @@ from typing import Any
 from flask import request
 
 from refbench.core.errors import RefbenchError
+from refbench.metrics.paired import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, holm, paired_means_test
 from refbench.web.datasets import Dataset
 from refbench.web.params import connect, int_arg
 from refbench.web.runs import System
-from refbench.web.stats import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, holm, paired_means_test
 
 DOCUMENTS_SHOWN = 50
 

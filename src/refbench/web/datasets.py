@@ -26,7 +26,7 @@ from refbench.core.errors import RefbenchError
 from refbench.core.identity import data_identity
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN, WebView
-from refbench.tasks.lookup import find_task, tasks_with
+from refbench.tasks.lookup import find_task, folder_task
 
 
 @dataclass(frozen=True)
@@ -104,24 +104,16 @@ def dataset_key(path: Path, task: str = "") -> str:
     return f"{slug}-{hashlib.sha1(resolved.encode()).hexdigest()[:8]}"
 
 
-def _folder_task(path: Path) -> Task | None:
-    """The task that takes this folder whole as one dataset (a KITMUS suite), if any."""
-    if not path.is_dir():
-        return None
-    return next((t for t in tasks_with("folder") if t.folder and t.folder.is_folder(path)),
-                None)
-
-
 def suite_files(root: Path) -> list[Path]:
     """The files that hold a folder dataset's instances, once each (the task's
     :meth:`~refbench.tasks.capabilities.FolderRuns.every_file`)."""
-    task = _folder_task(root)
+    task = folder_task(root)
     return task.folder.every_file(root) if task and task.folder else []
 
 
 def is_suite(path: Path) -> bool:
     """Whether ``path`` is a folder some task takes whole as one dataset."""
-    return _folder_task(path) is not None
+    return folder_task(path) is not None
 
 
 def suite_root_of(file: Path, task: str) -> Path | None:
@@ -145,7 +137,7 @@ def open_dataset(path: Path) -> Dataset:
     path = path.resolve()
     label = path.name if path.is_dir() else f"{path.parent.name}/{path.name}"
     if path.is_dir():
-        task = _folder_task(path)
+        task = folder_task(path)
         if task is None or task.folder is None:
             raise RefbenchError("not a folder of data that a task takes whole (refbench ls "
                                 "tasks)", path=path)

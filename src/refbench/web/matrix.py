@@ -1,12 +1,16 @@
 """Compare's matrix for tasks whose instances form a grid of subtasks (KITMUS: variant x
-number of entities, :attr:`refbench.tasks.base.Task.compare_matrix`): both systems' accuracy in
-every cell and McNemar's exact test on the cell's paired instances, so a difference that holds
-overall can be traced to the subtasks where it comes from (or does not)."""
+number of entities, the two facets its web view names in
+:attr:`refbench.tasks.capabilities.WebView.compare_matrix`): both systems' accuracy in every
+cell and McNemar's exact test (:func:`refbench.metrics.paired.mcnemar_exact`) on the cell's
+paired instances, so a difference that holds overall can be traced to the subtasks where it
+comes from (or does not)."""
 
 from __future__ import annotations
 
 import sqlite3
 from typing import Any
+
+from refbench.metrics.paired import mcnemar_exact
 
 
 def _natural(value: str) -> tuple[int, int | str]:
@@ -16,10 +20,7 @@ def _natural(value: str) -> tuple[int, int | str]:
 def compare_matrix(db: sqlite3.Connection, rows: str, cols: str, a: str, b: str
                    ) -> dict[str, Any] | None:
     """Per (row value, column value): n paired instances with gold, each system's accuracy,
-    the discordant counts and McNemar's exact p (in closed form: no statsmodels import). None
-    without paired instances."""
-    from refbench.metrics.binomial import mcnemar_exact_p
-
+    the discordant counts and McNemar's exact p (statsmodels). None without paired instances."""
     found = db.execute(
         f"SELECT i.f_{rows}, i.f_{cols}, count(*), sum(x.correct), sum(y.correct), "
         "sum(x.correct = 1 AND y.correct = 0), sum(x.correct = 0 AND y.correct = 1) "
@@ -30,7 +31,9 @@ def compare_matrix(db: sqlite3.Connection, rows: str, cols: str, a: str, b: str
         return None
     cells: dict[tuple[str, str], dict[str, Any]] = {}
     for r, c, n, right_a, right_b, only_a, only_b in found:
-        p = mcnemar_exact_p(int(only_a), int(only_b))
+        both = int(right_a) - int(only_a)
+        neither = int(n) - both - int(only_a) - int(only_b)
+        p = mcnemar_exact(both, int(only_a), int(only_b), neither)
         cells[(str(r), str(c))] = {"n": int(n), "acc_a": right_a / n, "acc_b": right_b / n,
                                    "only_a": int(only_a), "only_b": int(only_b), "p": p,
                                    "row": str(r), "col": str(c)}

@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, url_for
 
+from refbench.metrics.intervals import wilson
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN
 from refbench.tasks.lookup import find_task
@@ -16,7 +17,6 @@ from refbench.web import page_cache
 from refbench.web.datasets import Dataset
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo, System
-from refbench.web.stats import wilson_interval
 
 bp = Blueprint("board", __name__)
 
@@ -37,7 +37,7 @@ def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
     name = dict(method.per_figure).get(key, method.name) if method else "bootstrap"
     if not ci and key.startswith("accuracy"):
         n = int(result.details.get("n_with_gold") or 0)
-        ci = wilson_interval(round(float(figure.value) * n), n)
+        ci = wilson(round(float(figure.value) * n), n)
         name = "Wilson"
     return {"value": float(figure.value), "ci": tuple(ci) if ci else None,
             "method": name if ci else None, "rid": run.rid}

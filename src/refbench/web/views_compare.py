@@ -11,6 +11,13 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from refbench.metrics.intervals import wilson
+from refbench.metrics.paired import (
+    BOOTSTRAP_RESAMPLES,
+    DEFAULT_SEED,
+    holm,
+    paired_test,
+)
 from refbench.tasks.capabilities import WebView
 from refbench.web import index as idx
 from refbench.web.datasets import Dataset
@@ -20,13 +27,6 @@ from refbench.web.predictions import correctness_columns, ensure_system
 from refbench.web.query import BadQuery, Lister
 from refbench.web.records import facet_labels
 from refbench.web.runs import System
-from refbench.web.stats import (
-    BOOTSTRAP_RESAMPLES,
-    DEFAULT_SEED,
-    holm,
-    paired_test,
-    wilson_interval,
-)
 
 bp = Blueprint("compare", __name__)
 
@@ -59,7 +59,7 @@ def slice_table(db: sqlite3.Connection, view: WebView, sids: list[str]
         for group, value, sid, n, right in rows:
             if group == name and n:
                 values.setdefault(str(value), {})[sid] = {
-                    "n": int(n), "accuracy": right / n, "ci": wilson_interval(int(right), int(n))}
+                    "n": int(n), "accuracy": right / n, "ci": wilson(int(right), int(n))}
         if not values or (name != "all" and len(values) < 2):
             continue
         # the best figure of a row is bold only where every system answered as many instances

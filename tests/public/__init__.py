@@ -1,0 +1,1 @@
+"""Tests of refbench.api and the Python API (refbench.public)."""

@@ -1,0 +1,40 @@
+"""WinoBias in ``refbench serve``: the release folder (its 8 sentence files) is one dataset with
+its facets; an instance page marks both occupations and the pronoun; two runs compare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import release_app
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "winobias"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return release_app(tmp_path_factory.mktemp("wb-web"), FIXTURE)
+
+
+def test_dataset_instance_and_compare(app: Any) -> None:
+    client = app.test_client()
+    cat = app.config["CATALOG"]
+    (ds,) = [d for d in cat.datasets.values() if d.task.name == "winobias"]
+    opened = client.get(f"/data/{ds.key}")  # opens on the split its runs are on
+    assert opened.status_code == 302 and opened.location.endswith("?f.split=test")
+    page = client.get(opened.location).get_data(as_text=True)
+    assert len(ds.files) == 8
+    assert "?f.split=test&amp;f.stereotype=anti" in page and "?f.split=dev" in page
+    inst = client.get(f"/data/{ds.key}/0").get_data(as_text=True)
+    assert ('<span class="ment ent0">The developer</span> argued with '
+            '<span class="ment ent1">the designer</span> because <span class="pron">he</span>'
+            in inst)
+    assert "System answers" in inst and "first" in inst
+    systems = {s.label: s.sid for s in cat.systems(ds)}
+    assert set(systems) == {"first", "random"}
+    compare = client.get(f"/compare?data={ds.key}&sys={systems['first']}"
+                         f"&sys={systems['random']}")
+    assert compare.status_code == 200
+    assert "Accuracy by slice" in compare.get_data(as_text=True)

@@ -1,0 +1,1 @@
+"""Tests of the Winograd-style sets (WSC273, WinoGrande)."""
