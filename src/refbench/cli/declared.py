@@ -105,12 +105,12 @@ def tasks_of(data: Sequence[Path], task: Any) -> list[Any]:
     format's) or folder's (the task that takes it whole)."""
     if task is not None:
         return [task]
-    from refbench.runs.runner import folder_task
     from refbench.tasks.choices import infer_task
+    from refbench.tasks.lookup import folder_task_of
 
     found: list[Any] = []
     for path in data:
-        one = folder_task(path) if path.is_dir() else infer_task(path, kinds=None)
+        one = folder_task_of(path) if path.is_dir() else infer_task(path, kinds=None)
         if one not in found:
             found.append(one)
     return found
