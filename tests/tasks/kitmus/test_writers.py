@@ -66,3 +66,22 @@ def test_pieces_give_the_whole_view_bytes(variant: str, n: int) -> None:
 def test_join_pieces_equals_detokenizing_together(a: list[str], b: list[str]) -> None:
     joined = join_pieces(a, detokenize_from(a), b, detokenize_from(b))
     assert joined == detokenize_from(a + b)
+
+
+def test_sentences_shared_across_instances_keep_their_own_marks() -> None:
+    """Background, noise and pronoun sentences repeat across a job's instances and their CoNLL
+    columns and JSON are made once per process (issue 43): a repeated pronoun sentence whose
+    answer differs still carries its own cluster id, and every byte is the formatters'."""
+    from refbench.tasks.kitmus.writers import _conll_tails_shared
+
+    hits = _conll_tails_shared.cache_info().hits
+    insts = list(generate_job(RES, POOLS, VARIANTS["background-both"], n=3, split="train",
+                              size=120, seed=5))
+    for inst in insts:
+        assert dumps_instance(inst) == json.dumps(instance_to_json(inst),
+                                                  ensure_ascii=False) + "\n"
+        for view in VIEWS:
+            sent_ids, clusters = view_clusters(inst, view)
+            sentences = [inst.sentences[s].tokens for s in sent_ids]
+            assert write_conll(inst, view) == format_conll(inst.id, sentences, clusters)
+    assert _conll_tails_shared.cache_info().hits > hits

@@ -6,8 +6,8 @@ into ``sentences`` (the full text: knowledge sentences first, then task sentence
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +59,32 @@ def instance_to_json(inst: KitmusInstance, *, sentences: bool = True) -> dict[st
 
 def dumps_instance(inst: KitmusInstance) -> str:
     """One line of native JSONL: ``json.dumps(instance_to_json(inst), ensure_ascii=False)``,
-    with the sentences (the bulk, and last) written from the pieces the views share."""
-    from refbench.tasks.kitmus.writers import sentences_json
+    written field by field (the generator's hot loop: twice as fast as building the dict and
+    encoding it), with the sentences (the bulk, and last) from the pieces the views share."""
+    from refbench.tasks.kitmus.writers import json_strings, sentences_json
 
-    head = json.dumps(instance_to_json(inst, sentences=False), ensure_ascii=False)
-    return f'{head[:-1]}, "sentences": {sentences_json(inst)}}}\n'
+    s = encode_basestring
+    entities = ", ".join([
+        f'{{"name": {s(e.name)}, "occupation": {s(e.occupation)}, "situation": '
+        f'{s(e.situation)}, "mentions": [{", ".join([_mention_json(m) for m in e.mentions])}]}}'
+        for e in inst.entities])
+    noise = "null" if inst.noise is None else (
+        f'{{"text": {s(inst.noise)}, "id": '
+        f'{"null" if inst.noise_id is None else s(inst.noise_id)}}}')
+    templates = ", ".join([f"{s(k)}: {json_strings(list(v))}" for k, v in inst.templates.items()])
+    return (f'{{"id": {s(inst.id)}, "variant": {s(inst.variant)}, "n_entities": '
+            f'{inst.n_entities:d}, "split": {s(inst.split)}, "index": {inst.index:d}, '
+            f'"answer": {inst.answer:d}, "entities": [{entities}], "pronoun": {{"form": '
+            f'{s(inst.pronoun)}, "be": {s(inst.pronoun_be)}, "mention": '
+            f'{_mention_json(inst.pronoun_mention)}}}, "meet_order": '
+            f'[{", ".join([f"{e:d}" for e in inst.meet_order])}], "location": {{"text": '
+            f'{s(inst.location)}, "kind": {s(inst.location_kind)}}}, "noise": {noise}, '
+            f'"templates": {{{templates}}}, "knowledge_text": {s(_text(inst, "knowledge"))}, '
+            f'"task_text": {s(_text(inst, "task"))}, "sentences": {sentences_json(inst)}}}\n')
+
+
+def _mention_json(m: Mention) -> str:
+    return f'{{"sentence": {m.sentence:d}, "start": {m.start:d}, "end": {m.end:d}}}'
 
 
 def _mention(m: Record) -> Mention:

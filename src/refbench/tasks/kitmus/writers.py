@@ -21,7 +21,7 @@ from json.encoder import encode_basestring
 
 from refbench.formats.detok import Piece, detokenize_from, join_pieces
 from refbench.formats.gap_tsv import format_row
-from refbench.tasks.kitmus.instance import KitmusInstance
+from refbench.tasks.kitmus.instance import KitmusInstance, Sentence
 
 GAP_HEADER = ("ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref"
               "\tURL\n")
@@ -91,18 +91,23 @@ class _Pieces:
                     else:
                         marks.setdefault(a, []).append(f"({cid}")
                         marks.setdefault(b, []).append(f"{cid})")
+            sentence = inst.sentences[s]
+            key = tuple([(i, "|".join(m)) for i, m in sorted(marks.items())])
+            tails = (_conll_tails_shared if sentence.role in _SHARED_ROLES else _conll_tails)(
+                sentence.tokens, key)
             prefix = f"{inst.id} 0 "
-            block = self._conll[s] = "".join(
-                [f"{prefix}{i} {word} {tag} * - - - Speaker#1 * "
-                 f"{'|'.join(marks[i]) if i in marks else '-'}\n"
-                 for i, (word, tag) in enumerate(inst.sentences[s].tokens)]) + "\n"
+            block = self._conll[s] = (prefix + f"\n{prefix}".join(tails) + "\n\n" if tails
+                                      else "\n")
         return block
 
     def words_json(self, s: int) -> str:
         """``json.dumps(words, ensure_ascii=False)`` of sentence ``s``."""
         out = self._words.get(s)
         if out is None:
-            out = self._words[s] = json_strings([w for w, _ in self.inst.sentences[s].tokens])
+            sentence = self.inst.sentences[s]
+            out = self._words[s] = (_words_json_shared(sentence.tokens)
+                                    if sentence.role in _SHARED_ROLES
+                                    else json_strings([w for w, _ in sentence.tokens]))
         return out
 
     def clusters_json(self, view: str) -> str:
@@ -151,6 +156,39 @@ class _Pieces:
         return vt
 
 
+# Sentences that many instances of a job repeat word for word (a background sentence, the
+# noise, the pronoun's sentence) have their CoNLL columns after the document id and their
+# words' and tags' JSON made once per process.
+_SHARED_ROLES = frozenset({"background_knowledge", "noise", "pronoun"})
+Marks = tuple[tuple[int, str], ...]
+
+
+def _conll_tails(tokens: tuple[tuple[str, str], ...], marks: Marks) -> list[str]:
+    """Each token's CoNLL line after ``<document id> 0 `` (without its newline)."""
+    at = dict(marks)
+    return [f"{i} {word} {tag} * - - - Speaker#1 * {at.get(i, '-')}"
+            for i, (word, tag) in enumerate(tokens)]
+
+
+_conll_tails_shared = lru_cache(maxsize=8192)(_conll_tails)
+
+
+@lru_cache(maxsize=8192)
+def _words_json_shared(tokens: tuple[tuple[str, str], ...]) -> str:
+    return json_strings([w for w, _ in tokens])
+
+
+@lru_cache(maxsize=8192)
+def _tags_json_shared(tokens: tuple[tuple[str, str], ...]) -> str:
+    return json_strings([t for _, t in tokens])
+
+
+def _tags_json(s: Sentence) -> str:
+    if s.role in _SHARED_ROLES:
+        return _tags_json_shared(s.tokens)
+    return json_strings([t for _, t in s.tokens])
+
+
 def _pieces(inst: KitmusInstance) -> _Pieces:
     p = inst.cache.get("pieces")
     if not isinstance(p, _Pieces):
@@ -185,7 +223,7 @@ def sentences_json(inst: KitmusInstance) -> str:
     p = _pieces(inst)
     return "[" + ", ".join([
         f'{{"part": {encode_basestring(s.part)}, "role": {encode_basestring(s.role)}, '
-        f'"tokens": {p.words_json(k)}, "pos": {json_strings([t for _, t in s.tokens])}}}'
+        f'"tokens": {p.words_json(k)}, "pos": {_tags_json(s)}}}'
         for k, s in enumerate(inst.sentences)]) + "]"
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -165,7 +166,14 @@ def probe_predictions(items: Sequence[ProbeItem], encoder: Encoder) -> list[int]
 
 
 def _cue(item: ProbeItem, occupation: str) -> bool:
-    content = [w for w, t in item.sentence if t not in _FUNCTION_TAGS]
+    return _sentence_cue(item.sentence, occupation)
+
+
+@lru_cache(maxsize=65536)
+def _sentence_cue(sentence: tuple[tuple[str, str], ...], occupation: str) -> bool:
+    """Whether a content word of ``sentence`` shares a root with a word of ``occupation``
+    (cached: a suite repeats few pronoun sentences and occupations)."""
+    content = [w for w, t in sentence if t not in _FUNCTION_TAGS]
     return any(shares_root(o, w) for o in occupation.split() for w in content)
 
 

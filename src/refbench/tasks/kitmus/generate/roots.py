@@ -4,6 +4,8 @@ reports (the paper gives 45% for its real pool)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from refbench.tasks.kitmus.generate.resources import Resources
 
 _SUFFIXES = ("ists", "ians", "ings", "ers", "ors", "ies", "ist", "ian", "ing", "ers", "er", "or",
@@ -11,6 +13,7 @@ _SUFFIXES = ("ists", "ians", "ings", "ers", "ors", "ies", "ist", "ian", "ing", "
 _FUNCTION_TAGS = ("DT", "IN", "CC", "TO", "PRP", "PRP$", "WRB", "MD", "RP", "POS", ".", ",")
 
 
+@lru_cache(maxsize=65536)
 def word_root(word: str) -> str:
     """A crude stem: strip one common suffix while at least four letters remain."""
     w = word.lower()

@@ -130,6 +130,9 @@ def _probe(res: Resources, pools: Pools, cfg: SuiteConfig, *, progress: bool
 
 
 def _run_probe() -> dict[str, Any]:
+    import torch  # a pool task, beside the jobs: MiniLM on one thread, as each worker has a
+
+    torch.set_num_threads(1)  # core (two fight the others: 2.5x the CPU; the same embeddings)
     return _probe(_STATE["res"], _STATE["pools"], _STATE["cfg"], progress=False)
 
 
@@ -201,16 +204,9 @@ def _count(stats: dict[str, Any], inst: KitmusInstance) -> None:
 
 # --- the suite -------------------------------------------------------------------------------
 
-def generate_suite(
-    res: Resources,
-    out: Path,
-    cfg: SuiteConfig,
-    *,
-    workers: int = 1,
-    overwrite: bool = False,
-    progress: bool = True,
-    probe: bool = True,
-) -> dict[str, Any]:
+def generate_suite(res: Resources, out: Path, cfg: SuiteConfig, *, workers: int = 1,
+                   overwrite: bool = False, progress: bool = True, probe: bool = True
+                   ) -> dict[str, Any]:
     """Generate the configured suite into ``out``; return the stats written to stats.json.
 
     ``probe`` adds the MiniLM similarity-probe profile (refbench.tasks.kitmus.generate.
