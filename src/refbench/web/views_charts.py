@@ -173,7 +173,7 @@ def run_chart(kind: str, run: RunInfo, *, peek: bool = False) -> bytes | None:
     if kind == "figure" and system is not None:
         results = _system_results(system, run.metrics.get("split"))
         task = find_task(run.task)
-        if not results or task is None or task.report is None:
+        if not results or task is None or task.report is None or not task.report.draws_figure():
             return None
         return cached(("run", kind, *stamp, system.stamp),
                       lambda: _task_figure(run.task, results), peek=peek)
@@ -243,7 +243,7 @@ def compare_chart(kind: str, ds: Dataset, systems: list[System], *, peek: bool =
         return cached(("compare", kind, *stamp), lambda: _compare_slices(ds, systems))
     if kind == "figure":
         results = [r for s in systems for r in _system_results(s)]
-        if ds.task.report is None or not results:
+        if ds.task.report is None or not ds.task.report.draws_figure() or not results:
             return None
         return cached(("compare", kind, *stamp), lambda: _task_figure(ds.task.name, results),
                       peek=peek)

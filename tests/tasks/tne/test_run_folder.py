@@ -16,7 +16,7 @@ from refbench.cli import app
 from refbench.core.commands import run_guarded
 from refbench.core.result import Result
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "tests" / "fixtures" / "tne" / "docs.jsonl"
 REAL = ROOT.parent / "shared" / "data" / "tne" / "test.jsonl.gz"
 

@@ -30,6 +30,11 @@ class Report:
         """Draw the task's own figure of ``results`` to ``out``; False: the shared bars."""
         return False
 
+    def draws_figure(self) -> bool:
+        """Whether the task has a figure of its own (it overrides :meth:`plot`), known
+        without drawing it: the web app lists the figure's chart only then."""
+        return type(self).plot is not Report.plot
+
     def plot_result(self, result: dict[str, Any], out: Path, *, title: str) -> None:
         """Draw ``result_figure`` of one evaluation result to ``out``."""
         raise NotImplementedError
