@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from machine import load_fields  # benchmarks/ on path
+
 DATA = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "kitmus-official"
         / "released" / "background-train" / "subtask_4_ents" / "full-text"
         / "test.v4_gold_conll.gz")
@@ -104,8 +106,7 @@ def main() -> None:
                                  for k in kinds},
                "matplotlib_imported_by_page": rounds[-1]["matplotlib_after_page"],
                "target_first_compare_s": 1.0,
-               "load_avg_1m_before": round(load_before[0], 2),
-               "load_avg_1m_after": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+               **load_fields(load_before[0])}
         print(json.dumps(out))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

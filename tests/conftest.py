@@ -58,6 +58,13 @@ def cli_json(capsys: pytest.CaptureFixture[str], *args: str | Path | int) -> dic
     return result
 
 
+def python_prints(code: str) -> str:
+    """What a fresh Python process running ``code`` prints (stripped): for checking which
+    modules an import path loads, away from this test process's own imports."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     return subprocess.run(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from refbench.metrics.bootstrap import accuracy_stat, bootstrap_cis, f1_stat
+from tests.conftest import python_prints
 
 STATS = {"pronoun_accuracy": accuracy_stat, "antecedent_f1": f1_stat}
 
@@ -65,6 +64,4 @@ def test_constant_instances_give_the_point_without_numpy(right: bool) -> None:
              "f1_stat; c={'correct':[1]*9,'tp':[1]*9,'fp':[0]*9,'fn':[0]*9}; "
              "print(bootstrap_cis(c, {'a': accuracy_stat, 'f': f1_stat}), "
              "'numpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "{'a': (1.0, 1.0), 'f': (1.0, 1.0)} False"
+    assert python_prints(probe) == "{'a': (1.0, 1.0), 'f': (1.0, 1.0)} False"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 
 import pytest
 
 from refbench.metrics.intervals import Z95, wilson
+from tests.conftest import python_prints
 
 
 def test_the_constant_is_the_normal_quantile() -> None:
@@ -32,6 +31,4 @@ def test_no_statsmodels_import() -> None:
              "from refbench.metrics.paired import mcnemar_exact; wilson(3, 10); "
              "mcnemar_exact(5, 3, 7, 9); print(sorted(m for m in ('statsmodels', 'scipy') "
              "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
+    assert python_prints(probe) == "[]"

@@ -28,6 +28,9 @@ NARROWING = {"q", "after", "before", "mode", "slice", "value"}
 FEW = 3
 # A missing value printed as Python's None (a phantom "None / 0" column, a "None" cell).
 NONE = re.compile(r">\s*None\s*<|\bNone / |\(None\)|: None\b|>None\b")
+# A chart the page lists as optional (drawn on its own request; the page drops it when the
+# drawing shows it has nothing to show: 204 No Content).
+OPTIONAL = re.compile(r'<figure[^>]*data-optional[^>]*><a href="([^"]*)"')
 
 
 def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
@@ -37,6 +40,7 @@ def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
     opened: Counter[str] = Counter()
     quota: Counter[tuple[str, str]] = Counter()
     seen: set[str] = set()
+    optional: set[str] = set()
     queue, failures = ["/"], []
 
     def wanted(url: str) -> bool:
@@ -70,6 +74,8 @@ def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
             if wanted(target):
                 queue.append(target)
             continue
+        if response.status_code == 204 and url in optional:
+            continue  # an optional chart with nothing to show, which the page then drops
         if response.status_code != 200:
             failures.append((url, response.status_code,
                              response.get_data(as_text=True)[:300]))
@@ -81,6 +87,7 @@ def crawl(app: Any) -> tuple[list[tuple[str, Any]], Counter[str]]:
         if shown:
             failures.append((url, "shows None", body[max(0, shown.start() - 120):
                                                      shown.end() + 120]))
+        optional.update(urljoin(url, h.replace("&amp;", "&")) for h in OPTIONAL.findall(body))
         for href in re.findall(r'(?:href|src)="([^"#]*)', body):
             target = urljoin(url, href.replace("&amp;", "&"))
             if href and wanted(target):
