@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from refbench.core.errors import UsageError
 
@@ -138,3 +138,25 @@ def parse_key_values(pairs: Sequence[str], *, flag: str) -> dict[str, str]:
             raise UsageError(f"{flag} expects key=value, got {item!r}")
         out[key.strip().replace("-", "_")] = value
     return out
+
+
+class Configured:
+    """What takes declared options (a model, a trainer): ``OPTIONS`` lists them, ``argument``
+    is what follows ``NAME:`` on the command line, ``options`` holds only the options given
+    (typed by :func:`parse_options`), so a default never changes a fingerprint."""
+
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, argument: str | None = None, **options: Any) -> None:
+        self.argument = argument
+        self.options = parse_options(self.owner(), self.OPTIONS, options)
+
+    def owner(self) -> str:
+        """How an error about the options names their owner ("model NAME", "trainer NAME")."""
+        raise NotImplementedError
+
+    def option(self, name: str) -> Any:
+        """A declared option's value: the one given, else its default."""
+        if name in self.options:
+            return self.options[name]
+        return next(o.default for o in self.OPTIONS if o.name == name)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from refbench.core.options import Option, parse_options
+from refbench.core.options import Configured, Option
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def shared_option(name: str, default: Any, help: str = "") -> Option:
                   flags=("--" + name.replace("_", "-"),))
 
 
-class Trainer:
+class Trainer(Configured):
     """Trains one kind of model. Subclass it, declare ``OPTIONS`` and implement :meth:`train`;
     ``argument`` is what follows ``NAME:`` on the command line (a base model to start from)."""
 
@@ -70,15 +70,8 @@ class Trainer:
     version: ClassVar[int] = 1
     OPTIONS: ClassVar[tuple[Option, ...]] = ()  # the --train-arg keys this trainer accepts
 
-    def __init__(self, argument: str | None = None, **options: Any) -> None:
-        self.argument = argument
-        self.options = parse_options(f"trainer {self.name}", self.OPTIONS, options)
-
-    def option(self, name: str) -> Any:
-        """A declared option's value: the one given, else its default."""
-        if name in self.options:
-            return self.options[name]
-        return next(o.default for o in self.OPTIONS if o.name == name)
+    def owner(self) -> str:
+        return f"trainer {self.name}"
 
     def train(self, job: TrainJob) -> dict[str, Any]:
         """Train into ``job.out`` and return the report (printed by ``--json``)."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from refbench.core.options import Option, parse_options
+from refbench.core.options import Configured, Option, parse_options
 from refbench.core.registry import Entry
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import Task
@@ -46,7 +46,7 @@ class ModelOutput:
                    obj.get("extra", {}))
 
 
-class ChoiceModel(ABC):
+class ChoiceModel(Configured, ABC):
     """Scores the candidates of choice instances; ``predict`` works on batches."""
 
     name: str = "model"
@@ -62,16 +62,8 @@ class ChoiceModel(ABC):
     # carry lm-eval's per-document hashes (doc_hash, prompt_hash, target_hash).
     LM_EVAL_HASHES: ClassVar[bool] = False
 
-    def __init__(self, argument: str | None = None, **options: Any) -> None:
-        self.argument = argument
-        # Only the options given (typed), so a default never changes the fingerprint.
-        self.options = parse_options(f"model {self.name}", self.OPTIONS, options)
-
-    def option(self, name: str) -> Any:
-        """A declared option's value: the one given, else its default."""
-        if name in self.options:
-            return self.options[name]
-        return next(o.default for o in self.OPTIONS if o.name == name)
+    def owner(self) -> str:
+        return f"model {self.name}"
 
     def config(self) -> dict[str, Any]:
         return {"name": self.name, "argument": self.argument, "options": self.options}
@@ -86,7 +78,7 @@ class ChoiceModel(ABC):
         (a trained model: how its training data was read, so test texts are read alike)."""
         return {}
 
-    def prepare(self, data_path: str | Path | None, task: Task) -> None:  # noqa: B027
+    def prepare(self, data_path: str | Path | None, task: Task) -> None:
         """Called once before predicting (e.g. to read an external system's output)."""
 
     @abstractmethod
