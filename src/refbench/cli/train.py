@@ -98,10 +98,8 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
               resume: bool, device: str, threads: int | None, as_json: bool) -> None:
     """Train a model with a registered trainer ({trainers}; refbench ls trainers): each
     declares its options, given as --train-arg KEY=VALUE or by the flags listed below. Seeded,
-    selected on dev (never on a test file), checkpoints, --resume. The choice trainers
-    fine-tune the MiniLM cross-encoder (then --model cross-encoder:DIR), a causal LM as a
-    ranker on the log-likelihoods llm-loglik scores (then --model llm-loglik:DIR/model), or a
-    small head over frozen MiniLM sentence vectors (then --model encoder-head:DIR).
+    selected on dev (never on a test file), checkpoints, --resume. What each trainer makes,
+    and how the trained model is then run, is its line in refbench ls trainers.
     """
     from refbench.core.options import parse_options
     from refbench.core.plugin_guard import call
