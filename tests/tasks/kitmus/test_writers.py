@@ -35,24 +35,30 @@ def _instances(variant: str, n: int) -> list[KitmusInstance]:
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_pieces_give_the_whole_view_bytes(variant: str, n: int) -> None:
     for inst in _instances(variant, n):
-        assert dumps_instance(inst) == json.dumps(instance_to_json(inst),
-                                                  ensure_ascii=False) + "\n"
-        for view in VIEWS:
-            sent_ids, clusters = view_clusters(inst, view)
-            sentences = [inst.sentences[s].tokens for s in sent_ids]
-            assert write_conll(inst, view) == format_conll(inst.id, sentences, clusters)
-            assert write_jsonlines(inst, view) == format_jsonlines(
-                inst.id, [[w for w, _ in s] for s in sentences], clusters)
-            words = [w for s in sentences for w, _ in s]
-            text, offsets = detokenize(words)
-            vt = view_text(inst, view)
-            assert (vt.text, vt.offsets) == (text, offsets)
-            assert write_txt(inst, view) == f"{inst.id}\n{text}\n\n"
-            k = 0
-            for s in sent_ids:
-                for i in range(len(inst.sentences[s].tokens)):
-                    assert vt.offset(s, i) == offsets[k]
-                    k += 1
+        assert_views_are_the_formatters(inst)
+
+
+def assert_views_are_the_formatters(inst: KitmusInstance) -> None:
+    """Every byte the writers make of ``inst`` (native JSONL, and per view CoNLL, jsonlines,
+    text and offsets) equals what the formatters make of the whole instance at once."""
+    assert dumps_instance(inst) == json.dumps(instance_to_json(inst),
+                                              ensure_ascii=False) + "\n"
+    for view in VIEWS:
+        sent_ids, clusters = view_clusters(inst, view)
+        sentences = [inst.sentences[s].tokens for s in sent_ids]
+        assert write_conll(inst, view) == format_conll(inst.id, sentences, clusters)
+        assert write_jsonlines(inst, view) == format_jsonlines(
+            inst.id, [[w for w, _ in s] for s in sentences], clusters)
+        words = [w for s in sentences for w, _ in s]
+        text, offsets = detokenize(words)
+        vt = view_text(inst, view)
+        assert (vt.text, vt.offsets) == (text, offsets)
+        assert write_txt(inst, view) == f"{inst.id}\n{text}\n\n"
+        k = 0
+        for s in sent_ids:
+            for i in range(len(inst.sentences[s].tokens)):
+                assert vt.offset(s, i) == offsets[k]
+                k += 1
 
 
 @pytest.mark.parametrize(("a", "b"), [
@@ -78,10 +84,5 @@ def test_sentences_shared_across_instances_keep_their_own_marks() -> None:
     insts = list(generate_job(RES, POOLS, VARIANTS["background-both"], n=3, split="train",
                               size=120, seed=5))
     for inst in insts:
-        assert dumps_instance(inst) == json.dumps(instance_to_json(inst),
-                                                  ensure_ascii=False) + "\n"
-        for view in VIEWS:
-            sent_ids, clusters = view_clusters(inst, view)
-            sentences = [inst.sentences[s].tokens for s in sent_ids]
-            assert write_conll(inst, view) == format_conll(inst.id, sentences, clusters)
+        assert_views_are_the_formatters(inst)
     assert _conll_tails_shared.cache_info().hits > hits
