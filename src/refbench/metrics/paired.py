@@ -1,8 +1,9 @@
 """Paired significance between two systems on the same instances (the web app's compare page,
 ``refbench.compare``).
 
-- McNemar's exact test (statsmodels): the binomial test on the discordant pairs, the right test
-  for two classifiers scored on the same items.
+- McNemar's exact test (:func:`refbench.metrics.binomial.mcnemar_exact_p`: statsmodels'
+  definition in closed form): the binomial test on the discordant pairs, the right test for
+  two classifiers scored on the same items.
 - A paired bootstrap (SciPy's ``bootstrap`` with ``paired=True``): instances resampled with
   replacement, both systems together; the 95% percentile interval of the accuracy difference
   and the two-sided bootstrap p-value (twice the smaller tail of the resampled differences at 0,
@@ -59,7 +60,7 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
     only_a = int(np.sum((x == 1) & (y == 0)))
     only_b = int(np.sum((x == 0) & (y == 1)))
     neither = n - both - only_a - only_b
-    p_mcnemar = mcnemar_exact(both, only_a, only_b, neither)
+    p_mcnemar = mcnemar_exact_p(only_a, only_b)
     diff = float(x.mean() - y.mean())
     if only_a + only_b == 0 or n < 2:
         low = high = diff
@@ -70,16 +71,6 @@ def paired_test(a: Sequence[int], b: Sequence[int], *, resamples: int = BOOTSTRA
                         accuracy_a=float(x.mean()), accuracy_b=float(y.mean()),
                         mcnemar_p=p_mcnemar, diff=diff, diff_low=low, diff_high=high,
                         bootstrap_p=p_boot, resamples=resamples, seed=seed)
-
-
-def mcnemar_exact(both: int, only_a: int, only_b: int, neither: int) -> float:
-    """McNemar's exact p of a paired 2x2 table: the two-sided binomial test on the discordant
-    pairs (``only_a`` right only for a, ``only_b`` right only for b), as statsmodels'
-    ``mcnemar(table, exact=True)`` defines it, in closed form
-    (:func:`refbench.metrics.binomial.mcnemar_exact_p`: no statsmodels import). ``both`` and
-    ``neither`` do not enter the test; they are taken so a caller passes the whole table."""
-    del both, neither
-    return mcnemar_exact_p(only_a, only_b)
 
 
 def _mean_difference(x: object, y: object, axis: int = -1) -> object:

@@ -1,7 +1,7 @@
 """Compare's matrix for tasks whose instances form a grid of subtasks (KITMUS: variant x
 number of entities, the two facets its web view names in
 :attr:`refbench.tasks.capabilities.WebView.compare_matrix`): both systems' accuracy in every
-cell and McNemar's exact test (:func:`refbench.metrics.paired.mcnemar_exact`) on the cell's
+cell and McNemar's exact test (:func:`refbench.metrics.binomial.mcnemar_exact_p`) on the cell's
 paired instances, so a difference that holds overall can be traced to the subtasks where it
 comes from (or does not)."""
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from refbench.metrics.paired import mcnemar_exact
+from refbench.metrics.binomial import mcnemar_exact_p
 
 
 def _natural(value: str) -> tuple[int, int | str]:
@@ -31,9 +31,7 @@ def compare_matrix(db: sqlite3.Connection, rows: str, cols: str, a: str, b: str
         return None
     cells: dict[tuple[str, str], dict[str, Any]] = {}
     for r, c, n, right_a, right_b, only_a, only_b in found:
-        both = int(right_a) - int(only_a)
-        neither = int(n) - both - int(only_a) - int(only_b)
-        p = mcnemar_exact(both, int(only_a), int(only_b), neither)
+        p = mcnemar_exact_p(int(only_a), int(only_b))
         cells[(str(r), str(c))] = {"n": int(n), "acc_a": right_a / n, "acc_b": right_b / n,
                                    "only_a": int(only_a), "only_b": int(only_b), "p": p,
                                    "row": str(r), "col": str(c)}
