@@ -16,12 +16,15 @@ so ``import refbench`` imports no heavy library. Plugins import :mod:`refbench.a
 
 from __future__ import annotations
 
-from typing import Any
-
 from refbench.core.version import __version__
 
 __all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "compare",
            "evaluate", "load", "report", "run"]
+
+TYPE_CHECKING = False  # typing is not imported at run time: the command line starts without it
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def __getattr__(name: str) -> Any:
     if name in __all__ and name != "__version__":
