@@ -17,13 +17,23 @@ if TYPE_CHECKING:
 def main() -> None:
     """Console entry point: expected failures print one line and exit 2; Ctrl-C exits 130 and
     SIGTERM 143, each saying what was kept."""
+    from refbench.cli import memo
+
+    argv = sys.argv[1:]
+    code = memo.replay(argv)
+    if code is not None:
+        sys.exit(code)
+    recording = memo.record(argv)
     from refbench.core.commands import run_guarded
     from refbench.core.interrupt import handle_sigterm
 
     handle_sigterm()
     from refbench.cli.root import app
 
-    sys.exit(run_guarded(app))
+    code = run_guarded(app)
+    if recording is not None:
+        recording.finish(code)
+    sys.exit(code)
 
 
 def __getattr__(name: str) -> click.Group:

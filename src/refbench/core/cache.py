@@ -20,16 +20,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from refbench.core.cache_place import cache_folder
+
 CACHE_FORMAT = 1
 
 
 def cache_dir() -> Path:
     """``$REFBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/refbench``, else ``~/.cache/refbench``."""
-    explicit = os.environ.get("REFBENCH_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "refbench"
+    return Path(cache_folder())
 
 
 def code_stamp(*modules: str) -> str:
