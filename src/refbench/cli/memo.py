@@ -85,9 +85,14 @@ def replay(argv: list[str]) -> int | None:
     except (OSError, ValueError, EOFError, TypeError):
         return None
     streams = {1: sys.stdout, 2: sys.stderr}
-    for fd, text in chunks:
-        streams[fd].write(text)
-        streams[fd].flush()
+    try:
+        for fd, text in chunks:
+            streams[fd].write(text)
+            streams[fd].flush()
+    except BrokenPipeError:  # a reader that stopped early (| head): as the command itself does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return int(code)
 
 
@@ -110,11 +115,15 @@ class Recording:
         self.tainted = False
         self.active = True
         self.streams = (sys.stdout, sys.stderr)
-        sys.addaudithook(self._hook)
+        global _RECORDING
+        if _RECORDING is None:  # a hook stays for the process's life: one, for every recording
+            sys.addaudithook(_hook)
+        _RECORDING = self
         sys.stdout = _Tee(sys.stdout, 1, self)
         sys.stderr = _Tee(sys.stderr, 2, self)
 
-    def _hook(self, event: str, args: tuple[Any, ...]) -> None:
+    def note(self, event: str, args: tuple[Any, ...]) -> None:
+        """One audit event (see :func:`sys.addaudithook`)."""
         if not self.active:
             return
         if event == "open":
@@ -155,6 +164,14 @@ class Recording:
         if any(sig is not None and max(sig[3], sig[4]) >= recent for _, sig in signed):
             return
         _save(_entry(self.key), (FORMAT, signed, self.chunks, code))
+
+
+_RECORDING: Recording | None = None
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    if _RECORDING is not None:
+        _RECORDING.note(event, args)
 
 
 class _Tee:
