@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import click
 
-from refbench.cli import data as data_cli
-from refbench.cli import evaluate as evaluate_cli
-from refbench.cli import export as export_cli
-from refbench.cli import llm as llm_cli
-from refbench.cli import report as report_cli
-from refbench.cli import results as results_cli
-from refbench.cli import run as run_cli
-from refbench.cli import serve as serve_cli
-from refbench.cli import study as study_cli
-from refbench.cli import train as train_cli
+import refbench.cli.data as data_cli
+import refbench.cli.evaluate as evaluate_cli
+import refbench.cli.export as export_cli
+import refbench.cli.llm as llm_cli
+import refbench.cli.report as report_cli
+import refbench.cli.results as results_cli
+import refbench.cli.run as run_cli
+import refbench.cli.serve as serve_cli
+import refbench.cli.study as study_cli
+import refbench.cli.train as train_cli
 from refbench.cli.ls import ls
 from refbench.core.commands import CONTEXT, set_release_resolver
 from refbench.core.help_text import examples
