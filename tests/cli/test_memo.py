@@ -129,6 +129,16 @@ def test_which_invocations_may_be_kept() -> None:
         assert not memo.enabled(argv), argv
 
 
+def test_a_folder_given_is_an_input_with_all_it_holds(tmp_path: Path) -> None:
+    deep = tmp_path / "suite" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "test.jsonlines").write_text("{}", encoding="utf-8")
+    given = memo._given_paths(["evaluate", "--task", "kitmus", f"--gold={tmp_path / 'suite'}",
+                               "--pred", str(deep / "test.jsonlines"), "--json"])
+    assert given == {str(tmp_path / "suite"), str(tmp_path / "suite" / "a"), str(deep),
+                     str(deep / "test.jsonlines")}
+
+
 @needs_shared(C2F)
 def test_real_release_file_the_same_from_the_memo(tmp_path: Path) -> None:
     """A real release's gold and a published system's predictions: the memo's answer is the

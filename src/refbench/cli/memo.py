@@ -19,10 +19,11 @@ failed) also misses; so does a new file in a folder one of its inputs is in.
 Nothing is kept when the command failed, ran a subprocess, opened a socket or a database,
 wrote or removed anything outside the cache folder, wrote to stdout or stderr other than as
 text (``.buffer``, ``fileno()``), or read a file changed less than a second before it started
-(a change within the file system's clock tick could go unseen). The memo lives in the cache
-folder (``memo/``, at most :data:`KEEP` entries) and can be deleted at any time;
-``REFBENCH_NO_MEMO=1`` turns it off. Nothing is ever executed from it: an entry is text and
-signatures, read with :mod:`marshal`, and one that cannot be read is a miss.
+(a change within the file system's clock tick could go unseen). Every path the command is
+given (``--gold FOLDER``) is an input too, with all it holds, since C code may read it unseen.
+The memo lives in the cache folder (``memo/``, at most :data:`KEEP` entries) and can be
+deleted at any time; ``REFBENCH_NO_MEMO=1`` turns it off. Nothing is ever executed from it: an
+entry is text and signatures, read with :mod:`marshal`, and one that cannot be read is a miss.
 
 This module imports only the standard library's always-loaded modules and :mod:`hashlib`.
 """
@@ -56,6 +57,8 @@ CHANGES = frozenset({"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.trunc
                      "os.chmod", "os.chown", "os.utime", "os.link", "os.symlink",
                      "shutil.rmtree", "shutil.move", "shutil.copyfile", "shutil.copytree"})
 KEEP = 256
+#: At most this many files and folders under the paths a command is given (else not kept).
+MAX_GIVEN = 20_000
 FORMAT = 1
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _TICK_NS = 1_000_000_000
@@ -99,14 +102,15 @@ def replay(argv: list[str]) -> int | None:
 def record(argv: list[str]) -> Recording | None:
     """Start observing ``refbench ARGV`` (call before the command's first import); None when
     the command is not memoizable."""
-    return Recording(_key(argv)) if enabled(argv) else None
+    return Recording(argv) if enabled(argv) else None
 
 
 class Recording:
     """What one run opened, listed, changed and printed (see the module's text)."""
 
-    def __init__(self, key: str) -> None:
-        self.key = key
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        self.key = _key(argv)
         self.start_ns = time.time_ns()
         self.read: set[str] = set()
         self.listed: set[str] = set()
@@ -157,7 +161,10 @@ class Recording:
         if outside:
             return
         data = {p for p in self.read if not _within(p, cache) and not p.endswith(".pyc")}
-        deps = data | {os.path.dirname(p) for p in data} | \
+        given = _given_paths(self.argv)
+        if given is None:
+            return
+        deps = data | {os.path.dirname(p) for p in data} | given | \
             {p for p in self.listed if not _within(p, cache)} | _module_files()
         signed = sorted((p, _signature(p)) for p in deps)
         recent = self.start_ns - _TICK_NS
@@ -193,6 +200,24 @@ class _Tee:
         if name in ("buffer", "fileno"):
             self._recording.tainted = True
         return getattr(self._stream, name)
+
+
+def _given_paths(argv: list[str]) -> set[str] | None:
+    """Every argument (or ``--option=value``) that names a file or folder, folders with all
+    they hold: read by C code too (which no audit event reports). None: too many to check."""
+    found: set[str] = set()
+    for arg in argv[1:]:
+        value = arg.partition("=")[2] if arg.startswith("--") else arg
+        if not value or not os.path.exists(value):
+            continue
+        found.add(os.path.abspath(value))
+        if os.path.isdir(value):
+            for folder, subfolders, files in os.walk(value):
+                found.update(os.path.abspath(os.path.join(folder, n))
+                             for n in (*subfolders, *files))
+                if len(found) > MAX_GIVEN:
+                    return None
+    return found
 
 
 def _key(argv: list[str]) -> str:
