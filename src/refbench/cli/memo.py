@@ -63,6 +63,7 @@ FORMAT = 1
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _TICK_NS = 1_000_000_000
 
+
 def enabled(argv: list[str]) -> bool:
     """Whether ``refbench ARGV`` may be answered from, or kept in, the memo."""
     if not argv or argv[0] not in MEMOIZED or os.environ.get("REFBENCH_NO_MEMO"):
@@ -131,12 +132,12 @@ class Recording:
         if not self.active:
             return
         if event == "open":
-            path, _mode, flags = args
+            path, mode, flags = args
             place = _place(path)
             if place is None:
                 return
-            writing = bool(flags & _WRITING) or (_mode is not None and
-                                                 any(c in str(_mode) for c in "wax+"))
+            writing = bool(flags & _WRITING) or (mode is not None and
+                                                 any(c in str(mode) for c in "wax+"))
             (self.changed if writing else self.read).add(place)
         elif event in ("os.listdir", "os.scandir"):
             place = _place(args[0] if args and args[0] is not None else ".")
