@@ -274,3 +274,47 @@ def test_top1_entries_name_the_shift() -> None:
         {" ": -0.08}, {"4": -0.12}, {",": -0.11}, None]}
     assert top1_matches(aligned, [8, 9, 10]) == (3, 0)
     assert top1_matches({"tokens": ["a"]}, [0]) == (0, 0)  # no top_logprobs: no evidence
+
+
+def test_each_server_model_declares_its_own_default_concurrency(
+        scripted: tuple[str, Scripted], chat_server: tuple[str, Any], tmp_path: Path) -> None:
+    """llm-loglik through a completions server (one's own, as vLLM) keeps it busy with 16
+    parallel requests by default (4 left vLLM idle between requests: 1.36x its own time on
+    WSC273, against 1.15x); llm-chat, a hosted and usually rate-limited API, stays at 4. Both
+    share the other server options and their defaults, and the Endpoint gets the declared
+    default unless one is given."""
+    from refbench.models.chat import ChatModel
+    from refbench.models.llm import LoglikModel
+
+    def defaults(cls: Any) -> dict[str, Any]:
+        return {o.name: o.default for o in cls.OPTIONS}
+
+    loglik, chat = defaults(LoglikModel), defaults(ChatModel)
+    assert loglik["concurrency"] == 16 and chat["concurrency"] == 4
+    shared = ("api_key_env", "retries", "timeout", "backoff", "cache")
+    assert {k: loglik[k] for k in shared} == {k: chat[k] for k in shared}
+    cache = {"cache": str(tmp_path / "c.db")}
+    served = build_model("llm-loglik:m", {"base_url": scripted[0], **cache})
+    assert served.server.endpoint.concurrency == 16  # type: ignore[attr-defined]
+    asked = build_model("llm-chat:m", {"base_url": chat_server[0], **cache})
+    assert asked.endpoint.concurrency == 4  # type: ignore[attr-defined]
+    given = build_model("llm-loglik:m", {"base_url": scripted[0], "concurrency": "3", **cache})
+    assert given.server.endpoint.concurrency == 3  # type: ignore[attr-defined]
+
+
+def test_ls_models_states_each_server_models_default_concurrency() -> None:
+    """``refbench ls models`` lists each model's options with their defaults (the JSON too),
+    so the two server models' different defaults are visible before a run."""
+    import json
+
+    from tests.conftest import run_cli
+
+    listed = json.loads(run_cli("ls", "models", "--json").stdout)["models"]
+    options = {row["name"]: row.get("options", {}) for row in listed}
+    assert options["llm-loglik"]["concurrency"] == 16
+    assert options["llm-chat"]["concurrency"] == 4
+    assert options["first"] == {}  # a model without options lists none
+    text = run_cli("ls", "models").stdout
+    chat = text[text.index("llm-chat.v1"):]
+    assert "concurrency=4" in chat.split("\n  coref-output")[0]
+    assert "concurrency=16" in text[text.index("llm-loglik.v1"):text.index("llm-chat.v1")]
