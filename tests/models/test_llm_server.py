@@ -302,6 +302,16 @@ def test_each_server_model_declares_its_own_default_concurrency(
     assert given.server.endpoint.concurrency == 3  # type: ignore[attr-defined]
 
 
+def test_a_server_gets_at_least_8_instances_per_parallel_request_per_call(
+        scripted: tuple[str, Scripted], tmp_path: Path) -> None:
+    """The server idles while a predict call's last requests finish: through a server each
+    call brings 8 instances per parallel request (at least the in-process 32), so with 16
+    parallel requests WSC273's 273 instances take 3 calls, not 9."""
+    cache = {"cache": str(tmp_path / "c.db"), "base_url": scripted[0]}
+    assert build_model("llm-loglik:m", cache).batch_size == 128
+    assert build_model("llm-loglik:m", {**cache, "concurrency": "2"}).batch_size == 32
+
+
 def test_ls_models_states_each_server_models_default_concurrency() -> None:
     """``refbench ls models`` lists each model's options with their defaults (the JSON too),
     so the two server models' different defaults are visible before a run."""

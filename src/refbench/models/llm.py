@@ -154,6 +154,10 @@ class LoglikModel(ChoiceModel):
                                         tokenizer=str(self.option("tokenizer")),
                                         prompts=prompts, max_length=self.max_length,
                                         check_alignment=bool(self.option("check_alignment")))
+        # Instances per predict call: the server idles while a call's last requests finish,
+        # so each call brings at least 8 instances (16 requests or more) per parallel slot
+        # (every response is cached as it arrives: an interrupted run loses none of them).
+        self.batch_size = max(type(self).batch_size, 8 * endpoint.concurrency)
 
     def config(self) -> dict[str, Any]:
         if self.server is not None:
