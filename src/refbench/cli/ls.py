@@ -9,6 +9,7 @@ import click
 
 from refbench.core.commands import CONTEXT, print_json
 from refbench.core.help_text import FilledCommand, examples, or_list
+from refbench.core.options import Option
 from refbench.core.registry import ALL, BUILTIN, Registry
 
 
@@ -42,9 +43,12 @@ def _rows(name: str, regs: list[Registry]) -> list[dict[str, Any]]:
                     row["version"] = getattr(obj, "version", 1)
                     # a task's card is the one source of its summary
                     row["summary"] = str(getattr(obj, "summary", "") or "") or row["summary"]
+                    # a model's or trainer's --model-arg / --train-arg keys and defaults
                     declared = getattr(obj, "OPTIONS", ()) if name != "tasks" else ()
-                    if declared:  # a model's or trainer's --model-arg / --train-arg keys
-                        row["options"] = {o.name: o.default for o in declared}
+                    options = {o.name: o.default for o in declared if isinstance(o, Option)} \
+                        if isinstance(declared, tuple | list) else {}
+                    if options:
+                        row["options"] = options
             rows.append(row)
         for entry in reg.shadowed:
             rows.append({"name": entry.name, "summary": "", "origin": entry.origin,
