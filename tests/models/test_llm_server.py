@@ -274,3 +274,100 @@ def test_top1_entries_name_the_shift() -> None:
         {" ": -0.08}, {"4": -0.12}, {",": -0.11}, None]}
     assert top1_matches(aligned, [8, 9, 10]) == (3, 0)
     assert top1_matches({"tokens": ["a"]}, [0]) == (0, 0)  # no top_logprobs: no evidence
+
+
+def test_each_server_model_declares_its_own_default_concurrency(
+        scripted: tuple[str, Scripted], chat_server: tuple[str, Any], tmp_path: Path) -> None:
+    """llm-loglik through a completions server (one's own, as vLLM) keeps it busy with 16
+    parallel requests by default (4 left vLLM idle between requests: 1.36x its own time on
+    WSC273, against 1.15x); llm-chat, a hosted and usually rate-limited API, stays at 4. Both
+    share the other server options and their defaults, and the Endpoint gets the declared
+    default unless one is given."""
+    from refbench.models.chat import ChatModel
+    from refbench.models.llm import LoglikModel
+
+    def defaults(cls: Any) -> dict[str, Any]:
+        return {o.name: o.default for o in cls.OPTIONS}
+
+    loglik, chat = defaults(LoglikModel), defaults(ChatModel)
+    assert loglik["concurrency"] == 16 and chat["concurrency"] == 4
+    shared = ("api_key_env", "retries", "timeout", "backoff", "cache")
+    assert {k: loglik[k] for k in shared} == {k: chat[k] for k in shared}
+    cache = {"cache": str(tmp_path / "c.db")}
+    served = build_model("llm-loglik:m", {"base_url": scripted[0], **cache})
+    assert served.server.endpoint.concurrency == 16  # type: ignore[attr-defined]
+    asked = build_model("llm-chat:m", {"base_url": chat_server[0], **cache})
+    assert asked.endpoint.concurrency == 4  # type: ignore[attr-defined]
+    given = build_model("llm-loglik:m", {"base_url": scripted[0], "concurrency": "3", **cache})
+    assert given.server.endpoint.concurrency == 3  # type: ignore[attr-defined]
+
+
+def test_a_server_gets_at_least_8_instances_per_parallel_request_per_call(
+        scripted: tuple[str, Scripted], tmp_path: Path) -> None:
+    """The server idles while a predict call's last requests finish: through a server each
+    call brings 8 instances per parallel request (at least the in-process 32), so with 16
+    parallel requests WSC273's 273 instances take 3 calls, not 9."""
+    cache = {"cache": str(tmp_path / "c.db"), "base_url": scripted[0]}
+    assert build_model("llm-loglik:m", cache).batch_size == 128
+    assert build_model("llm-loglik:m", {**cache, "concurrency": "2"}).batch_size == 32
+
+
+def test_ls_models_states_each_server_models_default_concurrency() -> None:
+    """``refbench ls models`` lists each model's options with their defaults (the JSON too),
+    so the two server models' different defaults are visible before a run."""
+    import json
+
+    from tests.conftest import run_cli
+
+    listed = json.loads(run_cli("ls", "models", "--json").stdout)["models"]
+    options = {row["name"]: row.get("options", {}) for row in listed}
+    assert options["llm-loglik"]["concurrency"] == 16
+    assert options["llm-chat"]["concurrency"] == 4
+    assert options["first"] == {}  # a model without options lists none
+    text = run_cli("ls", "models").stdout
+    chat = text[text.index("llm-chat.v1"):]
+    assert "concurrency=4" in chat.split("\n  coref-output")[0]
+    assert "concurrency=16" in text[text.index("llm-loglik.v1"):text.index("llm-chat.v1")]
+
+
+@pytest.mark.parametrize("server_splits", ["as the folder", "otherwise"])
+def test_the_served_folders_tokenizer_stands_in_without_transformers(
+        smollm2_hf: Path, tmp_path: Path, server_splits: str) -> None:
+    """When the server's model name is a folder here whose tokenizer splits the probe texts as
+    the server's /tokenize does, that tokenizer is used, read by the ``tokenizers`` library
+    alone: neither transformers nor torch is imported (they took 9 of a cached WSC273 run's
+    12 s). A server that splits otherwise is asked to tokenize, as before."""
+    import json
+    import subprocess
+    import sys
+
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(smollm2_hf / "tokenizer.json"))
+
+    def answer(path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if path == "/tokenize":
+            text = body["prompt"]
+            ids = tok.encode(text, add_special_tokens=False).ids
+            return 200, {"tokens": ids if server_splits == "as the folder" else
+                         [ord(c) for c in text]}
+        return (200, {"choices": []}) if path == "/v1/completions" else (404, {})
+
+    server = json_server(answer)
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    code = ("import json, sys; from refbench.models.base import build_model; "
+            f"m = build_model('llm-loglik:{smollm2_hf}', {{'base_url': '{url}', "
+            f"'cache': '{tmp_path / 'c.db'}'}}); print(json.dumps([m.config()['tokenizer'], "
+            "[k for k in ('transformers', 'torch') if k in sys.modules]]))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=False, timeout=300)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 0, done.stderr
+    kind, heavy = json.loads(done.stdout.strip().splitlines()[-1])
+    if server_splits == "as the folder":
+        assert (kind, heavy) == (f"local:{smollm2_hf}", [])
+    else:
+        assert kind == "server:tokenize"

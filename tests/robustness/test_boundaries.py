@@ -226,10 +226,10 @@ def test_a_server_that_trickles_its_answer_is_bounded_in_total(tmp_path: Path) -
     import time
 
     from refbench.core.errors import RefbenchError
-    from refbench.models.http import SERVER_OPTIONS, Endpoint
+    from refbench.models.http import Endpoint, server_options
 
     server = Trickle(b'{"choices": []}' + b" " * 4000, every=0.05)
-    options = {o.name: o.default for o in SERVER_OPTIONS}
+    options = {o.name: o.default for o in server_options(concurrency=1)}
     options.update(timeout=1.0, retries=0, cache=str(tmp_path / "c.sqlite"))
     endpoint = Endpoint(f"{server.url}/v1", options)
     endpoint._probed = True  # the probe reads one chunk only; the answer is what trickles

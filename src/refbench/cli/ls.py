@@ -9,6 +9,7 @@ import click
 
 from refbench.core.commands import CONTEXT, print_json
 from refbench.core.help_text import FilledCommand, examples, or_list
+from refbench.core.options import Option
 from refbench.core.registry import ALL, BUILTIN, Registry
 
 
@@ -42,11 +43,30 @@ def _rows(name: str, regs: list[Registry]) -> list[dict[str, Any]]:
                     row["version"] = getattr(obj, "version", 1)
                     # a task's card is the one source of its summary
                     row["summary"] = str(getattr(obj, "summary", "") or "") or row["summary"]
+                    # a model's or trainer's --model-arg / --train-arg keys and defaults
+                    declared = getattr(obj, "OPTIONS", ()) if name != "tasks" else ()
+                    options = {o.name: o.default for o in declared if isinstance(o, Option)} \
+                        if isinstance(declared, tuple | list) else {}
+                    if options:
+                        row["options"] = options
             rows.append(row)
         for entry in reg.shadowed:
             rows.append({"name": entry.name, "summary": "", "origin": entry.origin,
                          "error": entry.broken(f"refbench already has {entry.name!r}")})
     return rows
+
+
+def _options_line(options: dict[str, Any]) -> str:
+    """A model's or trainer's options with their defaults as ``--model-arg`` takes them,
+    indented under its row (``-``: no default)."""
+    import textwrap
+
+    def value(v: Any) -> str:
+        return "-" if v is None else str(v).lower() if isinstance(v, bool) else str(v) or '""'
+
+    shown = ", ".join(f"{k}={value(v)}" for k, v in options.items())
+    return textwrap.fill(shown, width=100, initial_indent="      options: ",
+                         subsequent_indent=" " * 15, break_on_hyphens=False)
 
 
 # -- what help texts list, computed when they are shown (FilledOption, FilledCommand) -----------
@@ -105,10 +125,10 @@ def kinds() -> str:
 @click.argument("kind", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def ls(kind: str | None, as_json: bool) -> None:
-    """List what is registered: tasks, models and trainers (with their versions and, for
-    plugins, the distribution that adds them), prediction formats, and what the tasks add
-    (metrics, KITMUS variants, formats and resource layouts). KIND limits the listing to one
-    of them: {kinds}."""
+    """List what is registered: tasks, models and trainers (with their versions, their
+    options' defaults and, for plugins, the distribution that adds them), prediction formats,
+    and what the tasks add (metrics, KITMUS variants, formats and resource layouts). KIND
+    limits the listing to one of them: {kinds}."""
     from refbench.core.errors import UsageError
 
     found = listings()
@@ -126,6 +146,8 @@ def ls(kind: str | None, as_json: bool) -> None:
                 else f"  [from {row['origin']}]"
             text = f"error: {row['error']}" if "error" in row else row["summary"]
             click.echo(f"  {name:42s} {text}{origin}")
+            if row.get("options"):
+                click.echo(_options_line(row["options"]))
         for reg in regs:
             for alias, target in reg.aliases().items():
                 click.echo(f"  {alias:42s} alias of {target}")

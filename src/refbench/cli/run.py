@@ -65,7 +65,8 @@ RUN_EXAMPLE = examples(
               help="Results store (default: $REFBENCH_STORE, else the project's "
                    ".refbench/results.sqlite).")
 @click.option("--no-store", is_flag=True, help="Do not record the run or use the cache.")
-@click.option("--model-arg", multiple=True, help="Model option key=value (repeatable).")
+@click.option("--model-arg", multiple=True, help="Model option key=value (repeatable); each "
+              "model's options and their defaults: refbench ls models.")
 @click.option("--task-arg", multiple=True, metavar="KEY=VALUE", cls=FilledOption,
               fills=READER_FILLS,
               help="An option of the task's reader (repeatable; recorded with the run): "

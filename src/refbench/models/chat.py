@@ -20,7 +20,11 @@ from refbench.core.errors import RefbenchError
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput
-from refbench.models.http import SERVER_OPTIONS, Endpoint
+from refbench.models.http import SERVER_OPTION_NAMES, Endpoint, server_options
+
+# Parallel requests by default: a hosted chat API is usually paid and rate-limited, so it is
+# pressed gently (a completions server of one's own is kept busier: llm-loglik's default).
+CONCURRENCY = 4
 
 
 def build_prompt(inst: ChoiceInstance) -> str:
@@ -57,13 +61,13 @@ class ChatModel(ChoiceModel):
     batch_size = 32
     OPTIONS = (Option("model", str, "default", "model name (else the spec's argument)"),
                Option("base_url", str, None, "endpoint, e.g. http://127.0.0.1:8000/v1"),
-               *SERVER_OPTIONS)
+               *server_options(concurrency=CONCURRENCY))
 
     def __init__(self, argument: str | None = None, **options: Any) -> None:
         super().__init__(argument, **options)
         self.model = argument or str(self.option("model"))
         self.endpoint = Endpoint(self.option("base_url"),
-                                 {o.name: self.option(o.name) for o in SERVER_OPTIONS})
+                                 {n: self.option(n) for n in SERVER_OPTION_NAMES})
         self.base_url = self.endpoint.base_url
 
     def config(self) -> dict[str, Any]:

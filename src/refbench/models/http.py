@@ -25,16 +25,24 @@ from typing import Any
 from refbench.core.errors import E_USAGE, RefbenchError, UsageError
 from refbench.core.options import Option
 
-# The options every server-backed model declares (``--model-arg key=value``).
-SERVER_OPTIONS = (
-    Option("api_key_env", str, "OPENAI_API_KEY", "variable holding the key"),
-    Option("concurrency", int, 4, "parallel requests", min=1),
-    Option("retries", int, 4, "retries per request", min=0),
-    Option("timeout", float, 60.0, "seconds per request, in all (a trickled answer too)",
-           min=0.001),
-    Option("backoff", float, 0.5, "first retry delay (seconds)", min=0),
-    Option("cache", str, None, "SQLite file of responses"),
-)
+
+def server_options(*, concurrency: int) -> tuple[Option, ...]:
+    """The options every server-backed model declares (``--model-arg key=value``), with the
+    model's own default ``concurrency``: a hosted chat API (``llm-chat``) is pressed gently, a
+    completions server of one's own (``llm-loglik`` with ``base_url``) kept busy."""
+    return (
+        Option("api_key_env", str, "OPENAI_API_KEY", "variable holding the key"),
+        Option("concurrency", int, concurrency, "parallel requests", min=1),
+        Option("retries", int, 4, "retries per request", min=0),
+        Option("timeout", float, 60.0, "seconds per request, in all (a trickled answer too)",
+               min=0.001),
+        Option("backoff", float, 0.5, "first retry delay (seconds)", min=0),
+        Option("cache", str, None, "SQLite file of responses"),
+    )
+
+
+# Their names: the values a model passes on to its Endpoint.
+SERVER_OPTION_NAMES = tuple(o.name for o in server_options(concurrency=1))
 
 
 class ResponseCache:

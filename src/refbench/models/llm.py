@@ -41,13 +41,17 @@ from refbench.core.device import DEVICE_HELP, resolve_device
 from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, argmax
-from refbench.models.http import SERVER_OPTIONS, Endpoint
+from refbench.models.http import SERVER_OPTION_NAMES, Endpoint, server_options
 from refbench.models.llm_server import CompletionsScorer, Scored, split_pair
 from refbench.models.llm_weights import SMOLLM2_FILE as SMOLLM2_FILE  # re-exported
 from refbench.models.llm_weights import smollm2_dir as smollm2_dir
 
 # lm-eval's defaults: its local-completions max_length, and hf's when nothing else says one
 DEFAULT_MAX_LENGTH = 2048
+# Parallel requests to a completions server (base_url): enough to keep a server of one's own
+# busy. Measured on all of WSC273 against vLLM on 2 cores (docs/howto/llm-server.md): 4 left
+# it idle between requests (1.36x its own time for the same prompts), 16 did not (1.15x).
+SERVER_CONCURRENCY = 16
 TOKENIZER_INFINITY = int(1e30)  # transformers' VERY_LARGE_INTEGER: a tokenizer with no limit
 
 
@@ -110,7 +114,7 @@ class LoglikModel(ChoiceModel):
                       "else text prompts), server, text, smollm2, or a local tokenizer folder"),
                Option("check_alignment", bool, True, "with base_url: refuse a server whose "
                       "echoed prompt log-probabilities are shifted by one token (one probe)"),
-               *SERVER_OPTIONS)
+               *server_options(concurrency=SERVER_CONCURRENCY))
     # The scoring rule's version: part of the fingerprint, so cached scores from an older
     # rule are never mixed with new ones.
     SPLIT = "lm-eval"
@@ -143,13 +147,17 @@ class LoglikModel(ChoiceModel):
 
     def _init_server(self, argument: str | None) -> None:
         endpoint = Endpoint(self.option("base_url"),
-                            {o.name: self.option(o.name) for o in SERVER_OPTIONS},
+                            {n: self.option(n) for n in SERVER_OPTION_NAMES},
                             default_cache="loglik-cache.sqlite")
         prompts = int(self.option("batch_size")) if "batch_size" in self.options else 1
         self.server = CompletionsScorer(endpoint, argument or str(self.option("model")),
                                         tokenizer=str(self.option("tokenizer")),
                                         prompts=prompts, max_length=self.max_length,
                                         check_alignment=bool(self.option("check_alignment")))
+        # Instances per predict call: the server idles while a call's last requests finish,
+        # so each call brings at least 8 instances (16 requests or more) per parallel slot
+        # (every response is cached as it arrives: an interrupted run loses none of them).
+        self.batch_size = max(type(self).batch_size, 8 * endpoint.concurrency)
 
     def config(self) -> dict[str, Any]:
         if self.server is not None:
