@@ -23,7 +23,8 @@ OFFICIAL = SHARED / "data" / "kitmus-official"
 
 #: Tests that share one expensive thing run on one pytest-xdist worker (``make test`` runs
 #: ``pytest -n 2 --dist loadgroup``): by a fixture they use, or by their file.
-GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "llama_server": "llama-server"}
+GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "llama_server": "llama-server",
+                    "prepared_folder": "docs-folder"}
 #: A browser test file starts its browser and server once (module fixtures): one worker each.
 GROUP_BY_FILE = ("test_browser.py", "test_browser_charts.py", "test_browser_pages.py")
 
