@@ -42,8 +42,12 @@ class Prepared:
         return self.root / "data"
 
     def fresh(self, name: str) -> Path:
-        """A new, empty folder beside ``shared``, for one test's commands."""
-        folder = self.root / name
+        """A new, empty folder beside ``shared``, for one test's commands (``name``, else
+        ``name-2``, ... when a test runs again in the same session)."""
+        folder, n = self.root / name, 1
+        while folder.exists():
+            n += 1
+            folder = self.root / f"{name}-{n}"
         folder.mkdir()
         return folder
 

@@ -27,3 +27,9 @@ def test_sentence_encoders_share_the_memo_only_while_asked(prepared_folder: Prep
     if SHARED.is_dir():
         assert (prepared_folder.root / "shared").resolve() == SHARED.resolve()
         assert (prepared_folder.data / "winograd").is_dir()
+
+
+def test_each_test_gets_a_fresh_folder_beside_shared(prepared_folder: Prepared) -> None:
+    first, second = prepared_folder.fresh("probe-work"), prepared_folder.fresh("probe-work")
+    assert first != second and first.parent == second.parent == prepared_folder.root
+    assert not any(first.iterdir()) and not any(second.iterdir())
