@@ -22,9 +22,12 @@ OFFICIAL = SHARED / "data" / "kitmus-official"
 
 
 #: Tests that share one expensive thing run on one pytest-xdist worker (``make test`` runs
-#: ``pytest -n 2 --dist loadgroup``): by a fixture they use, or by their file.
-GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "llama_server": "llama-server",
-                    "prepared_folder": "docs-folder"}
+#: ``pytest -n 2 --dist loadgroup``): by a fixture they use, or by their file. ``gguf_lm``
+#: (tests/models/test_vllm.py, a module fixture: the default GGUF loaded in process, 56 s
+#: under load here) goes with vLLM's group, whose first test uses it too: loaded once, not
+#: once a worker.
+GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "gguf_lm": "vllm",
+                    "llama_server": "llama-server", "prepared_folder": "docs-folder"}
 #: A browser test file starts its browser and server once (module fixtures): one worker each.
 GROUP_BY_FILE = ("test_browser.py", "test_browser_charts.py", "test_browser_pages.py")
 
