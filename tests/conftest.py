@@ -58,8 +58,10 @@ def group_ids(items: list[pytest.Item]) -> None:
     schedules by, where pytest-xdist's own hook could not: it writes the node's old
     ``_nodeid``, which pytest 9.2's structured ids (``_id``) no longer read, so every group
     was spread over both workers (pytest-xdist issue 1386)."""
-    from _pytest.nodeid import NodeId
-
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # an older pytest: string ids, which pytest-xdist's hook did set
+        return
     for item in items:
         names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                         for m in item.iter_markers("xdist_group")})
