@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,17 +22,24 @@ OFFICIAL = SHARED / "data" / "kitmus-official"
 
 
 #: Tests that share one expensive thing run on one pytest-xdist worker (``make test`` runs
-#: ``pytest -n 2 --dist loadgroup``): by a fixture they use, or by their file.
-GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "llama_server": "llama-server"}
+#: ``pytest -n 2 --dist loadgroup``): by a fixture they use, or by their file. ``gguf_lm``
+#: (tests/models/test_vllm.py, a module fixture: the default GGUF loaded in process, 56 s
+#: under load here) goes with vLLM's group, whose first test uses it too: loaded once, not
+#: once a worker.
+GROUP_BY_FIXTURE = {"vllm_url": "vllm", "smollm2_hf": "vllm", "gguf_lm": "vllm",
+                    "llama_server": "llama-server", "prepared_folder": "docs-folder"}
 #: A browser test file starts its browser and server once (module fixtures): one worker each.
 GROUP_BY_FILE = ("test_browser.py", "test_browser_charts.py", "test_browser_pages.py")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config,
+                                  items: list[pytest.Item]) -> Iterator[None]:
     """Mark the tests of :data:`GROUP_BY_FIXTURE` and :data:`GROUP_BY_FILE` with
     ``xdist_group``: one vLLM start and one llama.cpp server per test run, one browser per
     file (each server or browser is a session or module fixture: set up once per
-    worker that runs its tests, so once for a group)."""
+    worker that runs its tests, so once for a group). The marks go on before every other
+    plugin's hook (pytest-xdist's reads them); after them, :func:`group_ids`."""
     for item in items:
         names = getattr(item, "fixturenames", ())
         group = next((g for f, g in GROUP_BY_FIXTURE.items() if f in names), None)
@@ -37,6 +47,69 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             group = f"{item.path.parent.name}/{item.path.name}"
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    result = yield
+    if getattr(config.option, "loadgroup", False):  # a pytest-xdist worker of --dist loadgroup
+        group_ids(items)
+    return result
+
+
+def group_ids(items: list[pytest.Item]) -> None:
+    """Give each ``xdist_group`` test the node id ``ID@GROUP`` that ``--dist loadgroup``
+    schedules by, where pytest-xdist's own hook could not: it writes the node's old
+    ``_nodeid``, which pytest 9.2's structured ids (``_id``) no longer read, so every group
+    was spread over both workers (pytest-xdist issue 1386)."""
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # an older pytest: string ids, which pytest-xdist's hook did set
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            item._id = NodeId.parse(item.nodeid + suffix)
+
+
+#: Servers this process's session fixtures started, by name, with the seconds each took to
+#: answer: the test run's summary prints them (vLLM: one start per test run).
+SERVER_STARTS: Counter[str] = Counter()
+SERVER_SECONDS: dict[str, float] = {}
+
+
+@contextlib.contextmanager
+def counted_start(name: str) -> Iterator[None]:
+    """Count one start of the server ``name`` (the block starts it and waits for it)."""
+    begin = time.perf_counter()
+    yield
+    SERVER_STARTS[name] += 1
+    SERVER_SECONDS[name] = SERVER_SECONDS.get(name, 0.0) + time.perf_counter() - begin
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a pytest-xdist worker: hand this worker's server starts to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["server_starts"] = dict(SERVER_STARTS)
+        output["server_seconds"] = dict(SERVER_SECONDS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the pytest-xdist controller: add up the workers' server starts."""
+    output = getattr(node, "workeroutput", {})
+    SERVER_STARTS.update(output.get("server_starts", {}))
+    for name, seconds in output.get("server_seconds", {}).items():
+        SERVER_SECONDS[name] = SERVER_SECONDS.get(name, 0.0) + seconds
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line per server the run started: how many times, and the seconds to answer (a
+    vLLM started more than once is a grouping fault: :data:`GROUP_BY_FIXTURE`)."""
+    if hasattr(terminalreporter.config, "workeroutput"):
+        return
+    for name, count in sorted(SERVER_STARTS.items()):
+        terminalreporter.write_line(f"{name} started {count} time(s) in this test run "
+                                    f"({SERVER_SECONDS[name]:.0f} s to answer in all)")
 
 
 def needs_shared(path: Path) -> pytest.MarkDecorator:

@@ -9,8 +9,9 @@ skips are listed by pytest. Every other block runs, page after page in reading o
 quick start, commands, pitfalls) in one folder, and the test fails on the first command that
 does not exit 0, naming the page, the line and the command's output.
 
-The folder: ``TMP/work`` (the current directory) beside ``TMP/shared``, a link to
-``../shared``, so ``../shared/data/...`` means what it means beside a clone.
+The folder: ``TMP/docs-work`` (the current directory) beside ``TMP/shared``, a link to
+``../shared``, so ``../shared/data/...`` means what it means beside a clone; ``TMP`` is the
+folder this test shares with the help-example test (tests/docs/conftest.py).
 ``REFBENCH_DATA_DIR`` is ``../shared/data``: the releases as ``refbench data get`` leaves them
 (this machine has no network to their sources; ``data get`` keeps files already there, checked).
 The store is the folder's own ``.refbench/results.sqlite``, as on a fresh clone.
@@ -29,11 +30,13 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from tests.conftest import ROOT, SHARED
+from tests.docs.conftest import Prepared
 
 PAGES = [ROOT / "README.md", *(ROOT / "docs" / "guide" / name for name in
                                ("quickstart.md", "commands.md", "pitfalls.md"))]
@@ -129,11 +132,9 @@ def run_line(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
 
 
 @pytest.mark.skipif(not (SHARED / "data").is_dir(), reason=f"{SHARED / 'data'} not present")
-def test_every_command_block_runs_as_written(tmp_path: Path,
+def test_every_command_block_runs_as_written(prepared_folder: Prepared, shared_embeddings: Any,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    (tmp_path / "shared").symlink_to(SHARED.resolve())
+    work = prepared_folder.fresh("docs-work")
     env = {"REFBENCH_DATA_DIR": "../shared/data", "HF_HUB_OFFLINE": "1"}
     monkeypatch.delenv("REFBENCH_STORE", raising=False)
     for key, value in env.items():

@@ -6,7 +6,8 @@ each of its commands'). An example may use what any example before it made; one 
 shows again (a group repeating one of its commands') runs once, where it first appears.
 
 They run in process (Click's runner, as the console entry point runs them: one error line and
-exit code 2 for bad input) in a fresh folder beside ``shared``, a link to ``../shared``, so
+exit code 2 for bad input) in a fresh folder beside ``shared``, a link to ``../shared``, in the
+folder this test shares with the doc-command test (tests/docs/conftest.py), so
 ``../shared/data/...`` resolves as it does beside a checkout; HOME, the results store
 (``REFBENCH_STORE``) and the data folder (``REFBENCH_DATA_DIR``) are in that folder too, so
 an example writes nowhere else (the test checks that ``../shared/data`` is unchanged). The data
@@ -34,12 +35,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from refbench.core.help_text import Example, read_examples
 from tests.conftest import SHARED
+from tests.docs.conftest import Prepared
 from tests.docs.help_tree import command_paths, help_text
 
 
@@ -95,30 +98,18 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if p.is_file()}
 
 
-def seed_data_folder(folder: Path) -> None:
-    """The data folder as ``refbench data get`` leaves it: ../shared/data has the layout of
-    the reference copy of the releases, so a link to each of its folders stands in for the
-    network (``data get`` then checks the files and keeps them; ``--data winobias`` resolves)."""
-    folder.mkdir()
-    for entry in sorted((SHARED / "data").iterdir()):
-        if entry.is_dir():
-            (folder / entry.name).symlink_to(entry.resolve(), target_is_directory=True)
-
-
 @pytest.fixture()
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh folder beside ``shared`` (../shared), with HOME, the store and the data folder
-    inside it, as the current folder."""
-    work, home = tmp_path / "work", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    if SHARED.is_dir():
-        (tmp_path / "shared").symlink_to(SHARED.resolve(), target_is_directory=True)
-        seed_data_folder(tmp_path / "data")
+def workdir(prepared_folder: Prepared, shared_embeddings: Any,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh folder beside ``shared`` (../shared) in the prepared folder
+    (tests/docs/conftest.py), with HOME and the store beside it and the prepared data folder,
+    as the current folder."""
+    work, home = prepared_folder.fresh("help-work"), prepared_folder.fresh("help-home")
     monkeypatch.chdir(work)
     for name, value in {"HOME": home, "XDG_DATA_HOME": home / ".local" / "share",
-                        "REFBENCH_STORE": tmp_path / "store" / "results.sqlite",
-                        "REFBENCH_DATA_DIR": tmp_path / "data", "HF_HUB_OFFLINE": "1"}.items():
+                        "REFBENCH_STORE": prepared_folder.root / "help-store" / "results.sqlite",
+                        "REFBENCH_DATA_DIR": prepared_folder.data,
+                        "HF_HUB_OFFLINE": "1"}.items():
         monkeypatch.setenv(name, str(value))
     yield work
 

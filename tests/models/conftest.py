@@ -3,6 +3,7 @@ local HTTP server speaking the chat-completions protocol."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -135,14 +136,18 @@ def vllm_url(smollm2_hf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     """One real vLLM server per session, on a free loopback port, serving ``smollm2_hf``; every
     server test reuses it. Without ``.venv-vllm`` (``make vllm``, which ``make test`` runs) the
     tests that need it skip, saying so. ``eager``: no torch.compile, about a minute less to
-    start here (70 s against 100-160 s), for slightly slower requests."""
+    start here (70 s against 100-160 s), for slightly slower requests. The test run's
+    summary says how many times it started (``vLLM started 1 time(s) in this test run``)."""
     from refbench.models.vllm_server import vllm_python, vllm_server
-    from tests.conftest import ROOT
+    from tests.conftest import ROOT, counted_start
 
     python = vllm_python(ROOT)
     if python is None:
         pytest.skip("vLLM is not installed: `make vllm` installs it into .venv-vllm "
                     "(or set REFBENCH_VLLM_PYTHON)")
     log = tmp_path_factory.mktemp("vllm") / "server.log"
-    with vllm_server(smollm2_hf, python=python, eager=True, timeout=900, log=log) as url:
+    with contextlib.ExitStack() as stack:
+        with counted_start("vLLM"):
+            url = stack.enter_context(vllm_server(smollm2_hf, python=python, eager=True,
+                                                  timeout=900, log=log))
         yield url

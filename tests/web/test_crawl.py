@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 import pytest
 from werkzeug.exceptions import HTTPException
 
-from tests.conftest import SHARED, needs_shared, run_cli
+from tests.conftest import SHARED, needs_shared
 
 REAL = SHARED / "data"
 # Pages that exist once per instance, page of a listing or filter of a dataset: a few of each.
@@ -105,13 +105,19 @@ def test_every_page_of_the_fixture_world_answers(world: dict[str, Any]) -> None:
         assert opened[endpoint] > 0, (endpoint, opened)
 
 
-def make(*args: str) -> None:
-    r = run_cli(*args)
-    assert r.returncode == 0, f"{args}: {r.stderr}"
+def make(capsys: pytest.CaptureFixture[str], *args: str) -> None:
+    """Run a ``refbench`` command in this process, as the console script runs it (a new
+    interpreter for each command cost a start-up each); it must succeed."""
+    from refbench.cli import app
+    from refbench.core.commands import run_guarded
+
+    code = run_guarded(app, list(args))
+    assert code == 0, f"{args}: {capsys.readouterr().err}"
 
 
 @needs_shared(REAL)
-def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
+def test_every_page_of_the_real_releases_answers(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Finding 5: ``serve ../shared/data --runs <baselines>``: every linked page is a 200,
     every run sits on the data it read (TNE baseline runs, ordinary run folders, too), and
     the home page's count of runs is the number of runs. Issue 38: with a ``--limit`` run and
@@ -130,15 +136,15 @@ def test_every_page_of_the_real_releases_answers(tmp_path: Path) -> None:
     }
     for task, data in files.items():
         for model in ("random", "first"):
-            make("run", "--model", model, "--data", str(data), "--store", str(store),
+            make(capsys, "run", "--model", model, "--data", str(data), "--store", str(store),
                  "--out", str(tmp_path / "runs" / f"{task}-{model}"), "--quiet")
-    make("run", "--model", "last", "--data", str(files["knowref"]), "--limit", "200",
+    make(capsys, "run", "--model", "last", "--data", str(files["knowref"]), "--limit", "200",
          "--store", str(store), "--out", str(tmp_path / "runs" / "knowref-limit"), "--quiet")
     for model in ("first", "random"):  # two systems under one name
-        make("run", "--model", model, "--system", "Shared", "--data", str(files["winograd"]),
-             "--store", str(store), "--out", str(tmp_path / "runs" / f"shared-{model}"),
-             "--quiet")
-    make("tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
+        make(capsys, "run", "--model", model, "--system", "Shared", "--data",
+             str(files["winograd"]), "--store", str(store), "--out",
+             str(tmp_path / "runs" / f"shared-{model}"), "--quiet")
+    make(capsys, "tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
          "--out", str(tmp_path / "tne"), "--store", str(store))
     app = create_app(ServeConfig(data=[REAL], run_dirs=[], store=store,
                                  index_dir=tmp_path / "index"))
