@@ -116,18 +116,24 @@ def needs_shared(path: Path) -> pytest.MarkDecorator:
     return pytest.mark.skipif(not path.exists(), reason=f"{path} not present")
 
 
-def cli_json(capsys: pytest.CaptureFixture[str], *args: str | Path | int) -> dict[str, Any]:
-    """The JSON object a ``--json`` command prints last, the command run in this process
-    (``run_guarded``, as ``refbench`` runs it); the command must succeed."""
-    import json
-
+def cli_ok(capsys: pytest.CaptureFixture[str], *args: str | Path | int) -> str:
+    """What ``refbench ARGS`` prints on stdout, the command run in this process
+    (``run_guarded``, as ``refbench`` runs it, without a new interpreter's start-up); the
+    command must succeed."""
     from refbench.cli import app
     from refbench.core.commands import run_guarded
 
     code = run_guarded(app, [str(a) for a in args])
     got = capsys.readouterr()
-    assert code == 0, got.err
-    result: dict[str, Any] = json.loads(got.out.strip().splitlines()[-1])
+    assert code == 0, f"{args}: {got.err}"
+    return got.out
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str | Path | int) -> dict[str, Any]:
+    """The JSON object a ``--json`` command prints last (:func:`cli_ok`)."""
+    import json
+
+    result: dict[str, Any] = json.loads(cli_ok(capsys, *args).strip().splitlines()[-1])
     return result
 
 

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 import pytest
 from werkzeug.exceptions import HTTPException
 
-from tests.conftest import SHARED, needs_shared
+from tests.conftest import SHARED, cli_ok, needs_shared
 
 REAL = SHARED / "data"
 # Pages that exist once per instance, page of a listing or filter of a dataset: a few of each.
@@ -105,16 +105,6 @@ def test_every_page_of_the_fixture_world_answers(world: dict[str, Any]) -> None:
         assert opened[endpoint] > 0, (endpoint, opened)
 
 
-def make(capsys: pytest.CaptureFixture[str], *args: str) -> None:
-    """Run a ``refbench`` command in this process, as the console script runs it (a new
-    interpreter for each command cost a start-up each); it must succeed."""
-    from refbench.cli import app
-    from refbench.core.commands import run_guarded
-
-    code = run_guarded(app, list(args))
-    assert code == 0, f"{args}: {capsys.readouterr().err}"
-
-
 @needs_shared(REAL)
 def test_every_page_of_the_real_releases_answers(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,15 +126,15 @@ def test_every_page_of_the_real_releases_answers(tmp_path: Path,
     }
     for task, data in files.items():
         for model in ("random", "first"):
-            make(capsys, "run", "--model", model, "--data", str(data), "--store", str(store),
+            cli_ok(capsys, "run", "--model", model, "--data", str(data), "--store", str(store),
                  "--out", str(tmp_path / "runs" / f"{task}-{model}"), "--quiet")
-    make(capsys, "run", "--model", "last", "--data", str(files["knowref"]), "--limit", "200",
+    cli_ok(capsys, "run", "--model", "last", "--data", str(files["knowref"]), "--limit", "200",
          "--store", str(store), "--out", str(tmp_path / "runs" / "knowref-limit"), "--quiet")
     for model in ("first", "random"):  # two systems under one name
-        make(capsys, "run", "--model", model, "--system", "Shared", "--data",
+        cli_ok(capsys, "run", "--model", model, "--system", "Shared", "--data",
              str(files["winograd"]), "--store", str(store), "--out",
              str(tmp_path / "runs" / f"shared-{model}"), "--quiet")
-    make(capsys, "tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
+    cli_ok(capsys, "tne", "baseline", "all", "--data", str(REAL / "tne" / "test.jsonl.gz"),
          "--out", str(tmp_path / "tne"), "--store", str(store))
     app = create_app(ServeConfig(data=[REAL], run_dirs=[], store=store,
                                  index_dir=tmp_path / "index"))
