@@ -131,14 +131,18 @@ class CompletionsScorer:
         if not folder.is_dir() or not any((folder / name).is_file() for name in (
                 "tokenizer.json", "tokenizer.model", "vocab.json", "tokenizer_config.json")):
             return None
-        server = self._server_tokenizer(route)
-        expected = [server(text) for text in TWIN_PROBES]
+        expected: list[list[int]] | None = None  # the server's ids: asked once, if needed
         for load in (bare_tokenizer, local_tokenizer):
             try:
                 local = load(str(folder))
             except RefbenchError:
                 continue
-            if local is not None and [local(text) for text in TWIN_PROBES] == expected:
+            if local is None:
+                continue
+            if expected is None:
+                server = self._server_tokenizer(route)
+                expected = [server(text) for text in TWIN_PROBES]
+            if [local(text) for text in TWIN_PROBES] == expected:
                 return local
         return None
 
