@@ -1,0 +1,83 @@
+"""Files that look like data but are a system's answers: an e2e-coref ``.jsonlines`` file whose
+documents are those of another data file served (the same keys and words, in the same order)
+with other clusters is what a coreference system predicted for that file (KITMUS's published
+C2F outputs are such files), not a dataset of its own.
+
+Told apart by content, cheaply: only files whose first document equals another file's first
+document are read whole, and they are predictions only if every document's words are that
+file's and the clusters are not all the same (a copy of the gold is data).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from refbench.core.identity import data_identity
+from refbench.core.inputs import format_name, open_text
+
+Doc = tuple[str, Any]  # (doc_key, sentences)
+
+
+def is_jsonlines(path: Path) -> bool:
+    return format_name(path).endswith(".jsonlines")
+
+
+def _documents(path: Path) -> Iterator[tuple[Doc, Any, frozenset[str]]]:
+    """((doc_key, sentences), clusters, keys) of each document; stops at the first line that
+    is not an e2e-coref document (such a file is left to its reader)."""
+    try:
+        with open_text(path) as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                obj = json.loads(line)
+                if not isinstance(obj, dict) or "sentences" not in obj:
+                    return
+                yield ((str(obj.get("doc_key", "")), obj["sentences"]), obj.get("clusters"),
+                       frozenset(obj))
+    except (OSError, ValueError, UnicodeDecodeError, EOFError):
+        return
+
+
+def _first(path: Path) -> tuple[Doc, frozenset[str]] | None:
+    return next(((doc, keys) for doc, _, keys in _documents(path)), None)
+
+
+def predictions_of(candidate: Path, released: Iterable[Path], files: Iterable[Path]
+                   ) -> Path | None:
+    """The data file whose documents ``candidate`` answers with clusters of its own (None: it
+    answers none, so it may well be data): a file of a release folder served (``released``:
+    that is the gold), or another data file served (``files``) whose documents carry fewer
+    fields (a system's output adds its own: ``predicted_clusters``, e2e-coref's
+    ``constituents`` and ``ner``; two files alike but for their clusters are both data)."""
+    first = _first(candidate)
+    if first is None:
+        return None
+    mine = data_identity(candidate).sha256
+    tagged = [(p, True) for p in released] + [(p, False) for p in files]
+    for other, is_release in tagged:
+        if other.resolve() == candidate.resolve():
+            continue
+        theirs = _first(other)
+        if theirs is None or theirs[0] != first[0] \
+                or not (is_release or theirs[1] < first[1]) \
+                or data_identity(other).sha256 == mine:
+            continue
+        docs = [(d, c) for d, c, _ in _documents(candidate)]
+        gold = [(d, c) for d, c, _ in _documents(other)]
+        if len(docs) == len(gold) and all(a[0] == b[0] for a, b in zip(docs, gold, strict=True)) \
+                and any(a[1] != b[1] for a, b in zip(docs, gold, strict=True)):
+            return other
+    return None
+
+
+def jsonlines_under(folders: Iterable[Path]) -> list[Path]:
+    """The e2e-coref files inside ``folders`` (a suite folder keeps its ``.jsonlines`` view
+    beside the CoNLL files it is indexed from)."""
+    found: list[Path] = []
+    for folder in folders:
+        found += sorted(p for p in folder.rglob("*") if p.is_file() and is_jsonlines(p))
+    return found
