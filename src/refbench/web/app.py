@@ -30,7 +30,6 @@ from refbench.web import guard, warm
 from refbench.web.catalog import Catalog, ServeConfig
 from refbench.web.query import BadQuery, budget_exceeded
 
-CSP = guard.SECURITY_HEADERS["Content-Security-Policy"]
 
 
 def create_app(config: ServeConfig, *,
