@@ -31,7 +31,6 @@ from refbench.web.catalog import Catalog, ServeConfig
 from refbench.web.query import BadQuery, budget_exceeded
 
 
-
 def create_app(config: ServeConfig, *,
                extra_blueprints: Iterable[guard.Mount] = (),
                catalog: Catalog | None = None,

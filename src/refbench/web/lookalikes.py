@@ -3,9 +3,12 @@ documents are those of another data file served (the same keys and words, in the
 with other clusters is what a coreference system predicted for that file (KITMUS's published
 C2F outputs are such files), not a dataset of its own.
 
-Told apart by content, cheaply: only files whose first document equals another file's first
-document are read whole, and they are predictions only if every document's words are that
-file's and the clusters are not all the same (a copy of the gold is data).
+Which of two such files is the gold: a file of a release folder served (a KITMUS suite keeps a
+``.jsonlines`` view beside the CoNLL it is indexed from) always is; between two loose files,
+the one whose documents carry fewer fields (a system's output adds its own:
+``predicted_clusters``, e2e-coref's ``constituents`` and ``ner``). Two files alike but for
+their clusters and with the same fields are both left as data. Told apart cheaply: only files
+whose first documents are equal are read whole.
 """
 
 from __future__ import annotations
