@@ -93,6 +93,37 @@ def test_a_run_with_garbage_predictions_is_listed_unreadable(tmp_path: Path,
     assert "its predictions are unreadable (line" in body
 
 
+@pytest.mark.parametrize("fields", [
+    {"answer": 99, "scores": "abc", "explanation": 5},
+    {"answer": 1, "scores": [[1]], "extra": [1, 2], "explanation": {"a": 1}},
+    {"answer": True, "scores": [1, "a", None], "extra": {"strategy": [1]}},
+    {"answer": 1, "scores": [1e308, -1e308]}])
+def test_predictions_of_other_shapes_show_less_never_a_500(tmp_path: Path,
+                                                           fields: dict[str, Any]) -> None:
+    """JSON objects, but not in the shapes a page draws: the run is shown, and what cannot
+    be drawn is left out (the instance page and the scores chart were 500s)."""
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+    from refbench.web.serve import prepare
+
+    data = _two_runs(tmp_path)
+    first = json.loads((tmp_path / "runs" / "random" / "predictions.jsonl").read_text()
+                       .splitlines()[0])
+    (tmp_path / "runs" / "first" / "predictions.jsonl").write_text(
+        json.dumps({"id": first["id"], **fields}) + "\n")
+    app = create_app(ServeConfig(data=[data], store=tmp_path / "s.sqlite",
+                                 index_dir=tmp_path / "index"))
+    cat = app.config["CATALOG"]
+    prepare(cat, progress=False)
+    key = next(iter(cat.datasets))
+    sids = "".join(f"&sys={s.sid}" for s in cat.systems(cat.datasets[key]))
+    client = app.test_client()
+    for url in (f"/data/{key}/0?{sids[1:]}", f"/data/{key}?{sids[1:]}", "/runs/s1",
+                f"/compare?data={key}{sids}", "/charts/runs/s1/scores.svg",
+                f"/charts/compare/slices.svg?data={key}{sids}"):
+        assert client.get(url).status_code in (200, 204), url
+
+
 def test_an_index_with_rows_deleted_is_built_again(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from refbench.web.datasets import open_dataset
