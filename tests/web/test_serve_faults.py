@@ -171,7 +171,14 @@ def test_a_run_on_a_copy_of_a_subtask_browses_that_subtask(tmp_path: Path) -> No
     store.close()
     app = create_app(ServeConfig(data=[suite], store=tmp_path / "s.sqlite",
                                  index_dir=tmp_path / "index"))
-    page = app.test_client().get("/runs/s1").get_data(as_text=True)
+    from refbench.web.run_groups import group_runs
+
+    cat = app.config["CATALOG"]
+    (group,) = group_runs(cat, cat.runs())
+    assert group.ds is not None and group.ds.is_folder  # the home page lists it as the file
+    assert group.name(cat.runs()[0]) == "background-pretrain/subtask_3_ents/test.jsonl"
+    client = app.test_client()
+    page = client.get("/runs/s1").get_data(as_text=True)
     link = re.search(r'href="(/data/[^"]*sys=[^"]*)"', page)
     assert link is not None, page
     url = link.group(1).replace("&amp;", "&")
