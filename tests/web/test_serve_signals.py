@@ -119,10 +119,14 @@ def test_what_a_sigkill_leaves_is_removed_at_the_next_start(
     # a build in progress in this process (a live id) is not touched
     live = index / f".gap-x.sqlite.{os.getpid()}.1.tmp"
     live.write_text("")
-    monkeypatch.setattr(werkzeug.serving, "run_simple", lambda *a, **kw: None)
+    serving_with: list[list[Path]] = []
+    monkeypatch.setattr(werkzeug.serving, "run_simple",
+                        lambda *a, **kw: serving_with.append(list(index.glob(".*.tmp"))))
     serve_app([data / "part0.tsv"], run_dirs=[], store=tmp_path / "s.sqlite", index_dir=index,
               host="127.0.0.1", port=8123, warm=False)
     err = capsys.readouterr().err
     assert f"removed {stale[0]} (left by an indexing that was stopped)" in err
-    assert list(index.glob(".*.tmp")) == [live]
+    assert serving_with == [[live]]
+    # when the server stops, a build of its own that did not finish is not kept either
+    assert not list(index.glob(".*.tmp"))
     _whole(index)

@@ -177,6 +177,7 @@ def stop_indexing(app: Any) -> None:
     """Stop the background indexing (the index being built is not kept: nothing half-written
     stays in the index folder) and say what an interruption kept."""
     from refbench.core.interrupt import note_kept
+    from refbench.web.index_health import remove_own_temporaries
 
     warmer = app.config.get("WARMER")
     catalog = app.config.get("CATALOG")
@@ -185,6 +186,8 @@ def stop_indexing(app: Any) -> None:
         return
     folder = catalog.config.index_folder
     label = warmer.stop() if warmer is not None else None
+    # an index a page was building (--no-warm) is not finished either: not kept
+    remove_own_temporaries(folder)
     if label is not None:
         note_kept(f"the server stopped while indexing {label}: that index was not kept (the "
                   f"next start builds it); the finished ones are kept in {folder}")
