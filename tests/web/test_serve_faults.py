@@ -230,3 +230,23 @@ def test_the_published_c2f_predictions_are_not_a_dataset() -> None:
     why = dict(found.skipped)[str(c2f)]
     assert why.startswith("not a dataset: a system's predictions for ")
     assert "background-train/subtask_2_ents/full-text/test.jsonlines.gz" in why
+
+
+@pytest.mark.skipif(not (SHARED / "data" / "kitmus-official").is_dir(),
+                    reason="needs ../shared/data")
+def test_c2f_predictions_served_alone_are_told_by_the_release_in_the_data_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C2F file copied away from the release and served alone: the release in refbench's
+    data folder (``refbench data get``) says whose answers they are (it was a 1,990-instance
+    dataset)."""
+    from refbench.web.datasets import discover
+
+    name = "c2f-run1.background-train.subtask_2_ents.test.jsonlines.gz"
+    shutil.copy(SHARED / "data" / "kitmus-official" / "predictions" / name, tmp_path / name)
+    monkeypatch.setenv("REFBENCH_DATA_DIR", str(SHARED / "data"))
+    found = discover([tmp_path / name])
+    assert found.datasets == []
+    (why,) = [w for _, w in found.skipped]
+    assert why.startswith("not a dataset: a system's predictions for ")
+    monkeypatch.setenv("REFBENCH_DATA_DIR", str(tmp_path / "no-data"))  # no release: data
+    assert [d.path.name for d in discover([tmp_path / name]).datasets] == [name]

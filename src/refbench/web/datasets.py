@@ -217,15 +217,22 @@ def discover(paths: list[Path]) -> Discovery:
 
 
 def _leave_out_predictions(found: Discovery) -> None:
-    """A file found as data that holds a system's answers to another data file served (the
-    same documents, other clusters: :mod:`refbench.web.lookalikes`) is not a dataset: it is
-    listed as skipped with what it answers."""
-    from refbench.web.lookalikes import is_jsonlines, jsonlines_under, predictions_of
+    """A file found as data that holds a system's answers to another data file served or to a
+    release in refbench's data folder (the same documents, other clusters:
+    :mod:`refbench.web.lookalikes`) is not a dataset: it is listed as skipped with what it
+    answers."""
+    from refbench.web.lookalikes import (
+        is_jsonlines,
+        jsonlines_under,
+        predictions_of,
+        released_jsonlines,
+    )
 
     candidates = [d for d in found.datasets if not d.is_folder and is_jsonlines(d.path)]
     if not candidates:
         return
-    released = jsonlines_under([d.path for d in found.datasets if d.is_folder])
+    released = [*jsonlines_under([d.path for d in found.datasets if d.is_folder]),
+                *released_jsonlines()]
     files = [d.path for d in candidates]
     for ds in candidates:
         gold = predictions_of(ds.path, released, files)

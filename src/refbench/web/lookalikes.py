@@ -4,7 +4,8 @@ with other clusters is what a coreference system predicted for that file (KITMUS
 C2F outputs are such files), not a dataset of its own.
 
 Which of two such files is the gold: a file of a release folder served (a KITMUS suite keeps a
-``.jsonlines`` view beside the CoNLL it is indexed from) always is; between two loose files,
+``.jsonlines`` view beside the CoNLL it is indexed from), or of a published release in
+refbench's data folder (``refbench data get``), always is; between two loose files,
 the one whose documents carry fewer fields (a system's output adds its own:
 ``predicted_clusters``, e2e-coref's ``constituents`` and ``ner``). Two files alike but for
 their clusters and with the same fields are both left as data. Told apart cheaply: only files
@@ -83,4 +84,22 @@ def jsonlines_under(folders: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for folder in folders:
         found += sorted(p for p in folder.rglob("*") if p.is_file() and is_jsonlines(p))
+    return found
+
+
+def released_jsonlines() -> list[Path]:
+    """The e2e-coref files of the published releases present in refbench's data folder
+    (``refbench data get``): gold, so a system's answers to them are told apart even when the
+    release itself is not served."""
+    from refbench.releases.cache import data_dir, present
+    from refbench.releases.manifest import all_releases
+
+    root = data_dir()
+    if not root.is_dir():
+        return []
+    found = []
+    for release in all_releases():
+        for entry in release.files:
+            if is_jsonlines(Path(entry.file)) and (path := present(root, entry)) is not None:
+                found.append(path)
     return found

@@ -53,7 +53,7 @@ def check_run_dirs(run_dirs: list[Path]) -> None:
 def check_index_dir(folder: Path, *, given: bool = True) -> None:
     """Make the index folder, or refuse one that cannot hold the index (a file, a folder that
     cannot be made) as one line before the server starts; then remove what a killed server
-    left there (:func:`refbench.web.index.clean_stale`)."""
+    left there (:func:`refbench.web.index_health.clean_stale`)."""
     from refbench.web.index_health import clean_stale
 
     what = f"--index-dir {folder}" if given else f"the index folder {folder}"
