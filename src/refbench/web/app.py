@@ -2,7 +2,8 @@
 tasks' demos, all server-rendered from the same readers, runner outputs and store as the CLI.
 
 ``create_app`` takes ``extra_blueprints`` so that other parts of refbench (the human studies)
-can mount their pages on the same app, with the same base template, CSS and security headers.
+can mount their pages on the same app, with the same base template, CSS and security headers
+(:func:`refbench.web.guard.setup_app`, which the studies' own server calls too).
 
 Security: Jinja2 autoescaping is on for every template (dataset text is only ever inserted as
 escaped text), and every response carries a Content-Security-Policy that allows only this
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, render_template, request
+from flask import Flask, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from refbench.core.errors import RefbenchError
@@ -29,13 +30,9 @@ from refbench.web import guard, warm
 from refbench.web.catalog import Catalog, ServeConfig
 from refbench.web.query import BadQuery, budget_exceeded
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-       "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; "
-       "frame-ancestors 'none'")
-
 
 def create_app(config: ServeConfig, *,
-               extra_blueprints: Iterable[Blueprint | tuple[Blueprint, str]] = (),
+               extra_blueprints: Iterable[guard.Mount] = (),
                catalog: Catalog | None = None,
                enrichers: dict[str, Enricher] | None = None,
                hosts: frozenset[str] | None = None) -> Flask:
@@ -49,8 +46,7 @@ def create_app(config: ServeConfig, *,
     app = Flask(__name__, static_folder="static", template_folder="templates")
     app.jinja_loader = template_loader(Path(app.root_path) / "templates")
     app.extensions["refbench_task_templates"] = True  # the study blueprints need no more
-    guard.install_converters(app)
-    guard.install(app, hosts)
+    guard.setup_app(app, hosts)
     app.config["CATALOG"] = catalog or Catalog(config)
     app.config["DEMO_MODELS"] = dict(config.demo_models)
     app.config["ENRICHERS"] = dict(enrichers or {})
@@ -61,19 +57,7 @@ def create_app(config: ServeConfig, *,
     for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_charts.bp,
                views_demo.blueprint()):
         app.register_blueprint(bp)
-    for extra in extra_blueprints:
-        if isinstance(extra, tuple):
-            app.register_blueprint(extra[0], url_prefix=extra[1])
-        else:
-            app.register_blueprint(extra)
-
-    @app.after_request
-    def headers(response: Any) -> Any:
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Frame-Options"] = "DENY"
-        return response
+    guard.mount(app, extra_blueprints)
 
     @app.errorhandler(BadQuery)
     def bad_query(exc: BadQuery) -> Any:

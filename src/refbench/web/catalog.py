@@ -68,6 +68,13 @@ class Catalog:
     def run(self, rid: str) -> RunInfo | None:
         return next((r for r in self.runs() if r.rid == rid), None)
 
+    def not_shown(self, rid: str) -> str:
+        """Why there is no run ``rid`` to show: the reason it is listed as unreadable, else
+        that there is none."""
+        self.runs()
+        why = next((why for _, why in self.run_problems if why.startswith(f"run {rid} ")), None)
+        return why or f"There is no run {rid!r}."
+
     def _add_run_dataset(self, run: RunInfo) -> None:
         """Make a run's data browsable when no dataset given on the command line holds it:
         the file it read, when it still holds what the run read (else the run is listed as on

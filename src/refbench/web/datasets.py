@@ -54,6 +54,19 @@ class Dataset:
         its task, these contents and their splits, wherever the files lie."""
         return frozenset(data_identity(f).sha256 for f in self.files)
 
+    def own_file(self, file: Path | None, sha256: str | None) -> Path | None:
+        """The file of this dataset that a run read: the one holding the content it recorded
+        (a run on a copy of a suite's file is a run on that file), else the file itself when it
+        lies in the dataset (None: neither)."""
+        if sha256:
+            for f in self.files:
+                if data_identity(f).sha256 == sha256:
+                    return f
+        if file is not None and (file.resolve() in self.files
+                                 or (self.is_folder and self.path in file.resolve().parents)):
+            return file.resolve()
+        return None
+
     def holds(self, task: str, file: Path | None, sha256: str | None) -> bool:
         """Whether a run of ``task`` on ``file`` (whose content had ``sha256`` when it ran)
         answers this dataset: by content when the run recorded it (a file of the dataset, or any
@@ -199,7 +212,35 @@ def discover(paths: list[Path]) -> Discovery:
                                       f"{' …' if len(outside) > 10 else ''}"))
         else:
             add(p)
+    _leave_out_predictions(found)
     return found
+
+
+def _leave_out_predictions(found: Discovery) -> None:
+    """A file found as data that holds a system's answers to another data file served or to a
+    release in refbench's data folder (the same documents, other clusters:
+    :mod:`refbench.web.lookalikes`) is not a dataset: it is listed as skipped with what it
+    answers."""
+    from refbench.web.lookalikes import (
+        is_jsonlines,
+        jsonlines_under,
+        predictions_of,
+        released_jsonlines,
+    )
+
+    candidates = [d for d in found.datasets if not d.is_folder and is_jsonlines(d.path)]
+    if not candidates:
+        return
+    released = [*jsonlines_under([d.path for d in found.datasets if d.is_folder]),
+                *released_jsonlines()]
+    files = [d.path for d in candidates]
+    for ds in candidates:
+        gold = predictions_of(ds.path, released, files)
+        if gold is not None:
+            found.datasets.remove(ds)
+            found.skipped.append((str(ds.path), f"not a dataset: a system's predictions for "
+                                  f"{gold} (its documents, with other clusters); score them "
+                                  f"with refbench evaluate"))
 
 
 def _inside(link: Path, root: Path) -> bool:

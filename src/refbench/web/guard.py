@@ -1,5 +1,7 @@
 """Defences shared by the two web servers (``refbench serve`` and ``refbench study serve``)
-against hostile clients; both apps call :func:`install` right after creating the Flask app.
+against hostile clients; both apps call :func:`setup_app` right after creating the Flask app
+(these checks and one set of security headers, :data:`SECURITY_HEADERS`) and :func:`mount` to
+register the study blueprints.
 
 * Host header: only the names the server was started for (loopback names, ``--host``, and the
   ``--trusted-host`` names a reverse proxy forwards) are answered; anything else is a 400 before
@@ -25,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, abort, request
+from flask import Blueprint, Flask, Response, abort, request
 from werkzeug.routing import IntegerConverter
 from werkzeug.serving import WSGIRequestHandler
 
@@ -132,12 +134,52 @@ def same_origin() -> bool:
         parts.netloc.lower() == request.host.lower()
 
 
-# The study pages' response headers (their links hold tokens: never cached, never sent on).
-STUDY_HEADERS = {
+# Every page's response headers, in both servers: only this server's own scripts and styles,
+# no outside requests, never framed, never sniffed, no referrer.
+SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-                               "img-src 'self'; connect-src 'self'; form-action 'self'; "
-                               "base-uri 'none'; frame-ancestors 'none'",
+                               "img-src 'self'; connect-src 'self'; font-src 'self'; "
+                               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",  # tokens are in URLs: never send them on
-    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",  # study tokens are in URLs: never send them on
+    "X-Frame-Options": "DENY",
 }
+# The study pages' (their links hold tokens: never cached either).
+STUDY_HEADERS = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
+
+Mount = Blueprint | tuple[Blueprint, str]
+
+
+def add_headers(target: Flask | Blueprint, headers: dict[str, str], *,
+                force: bool = False) -> None:
+    """Set ``headers`` on every response of an app or a blueprint; ``force``: over whatever a
+    view set (an app's security headers), else only where a view set none."""
+
+    def _headers(resp: Response) -> Response:
+        for key, value in headers.items():
+            if force:
+                resp.headers[key] = value
+            else:
+                resp.headers.setdefault(key, value)
+        return resp
+
+    target.after_request(_headers)
+
+
+def mount(app: Flask, blueprints: Iterable[Mount]) -> None:
+    """Register blueprints, each as it is or, given as ``(blueprint, prefix)``, under a URL
+    prefix (how both servers mount the studies)."""
+    for bp in blueprints:
+        if isinstance(bp, tuple):
+            app.register_blueprint(bp[0], url_prefix=bp[1])
+        else:
+            app.register_blueprint(bp)
+
+
+def setup_app(app: Flask, hosts: frozenset[str] | None = None) -> None:
+    """What both servers do to a new Flask app before registering anything: bounded path
+    numbers, the host, origin and body-size checks (:func:`install`) and the security headers
+    on every response."""
+    install_converters(app)
+    install(app, hosts)
+    add_headers(app, SECURITY_HEADERS, force=True)

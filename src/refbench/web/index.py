@@ -7,7 +7,9 @@ lives in refbench's cache folder (``web-index/``; :mod:`refbench.core.cache`), n
 content key (format and reader versions, every data file's sha256): the same data served from
 anywhere reuses it, and only a dataset whose files changed is indexed again. A file is
 written under a temporary name and renamed when complete, so an interrupted build never leaves
-a half-index that looks finished.
+a half-index that looks finished; what a killed build leaves is removed at the next start, and
+an index whose tables no longer hold the rows it recorded is built again
+(:mod:`refbench.web.index_health`).
 
 ``refbench serve`` builds the indexes in a background thread (:mod:`refbench.web.warm`) while
 it already answers, the files read by a pool of worker processes (started by a fork server,
@@ -22,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sqlite3
+import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterator
@@ -37,10 +41,16 @@ from refbench.core.identity import data_identity
 from refbench.tasks.capabilities import WebView
 from refbench.tasks.lookup import get_task
 from refbench.web.datasets import Dataset
+from refbench.web.index_health import (
+    COMPLETE_KEY,
+    completeness_record,
+    incomplete,
+    temporary_name,
+)
 from refbench.web.records import Problem, Record, file_records, view_of
 from refbench.web.records import facet_names as facet_names
 
-INDEX_VERSION = 10  # 10: porter stemming, and the searched texts kept for snippets
+INDEX_VERSION = 11  # 11: a completeness record (10: porter stemming, texts for snippets)
 BATCH = 2000
 # Porter stemming over unicode61 words, so that "firefighter" finds "firefighters"; diacritics
 # folded ("café" finds "cafe"). Exact phrases still match their words in order.
@@ -123,8 +133,16 @@ def _file_rows(ds: Dataset, workers: int, pool: Executor | None = None
         for f in ds.files:
             yield f, _rows(ds.kind, ds.task.name, str(f))
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as own:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"),
+                             initializer=ignore_interrupts) as own:
         yield from _pooled(ds, own, workers)
+
+
+def ignore_interrupts() -> None:
+    """A reader process's start: Ctrl-C, which a terminal sends to the whole process group, is
+    for the server to act on (it stops the pool); a reader that took it would print a
+    traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _pooled(ds: Dataset, pool: Executor, workers: int
@@ -175,7 +193,7 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
     ``pool``: read the files in its processes; ``on_file``: called with each file read."""
     names, texts = facet_names(ds.view), text_field_names(ds.view)
     n_items = 5 + len(names)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = temporary_name(target)
     tmp.unlink(missing_ok=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(tmp)
@@ -221,6 +239,7 @@ def build_index(ds: Dataset, target: Path, *, progress: bool = True, workers: in
                 "facets": json.dumps(names),
                 "text_fields": json.dumps(texts)}
         db.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+        db.execute("INSERT INTO meta VALUES (?, ?)", (COMPLETE_KEY, completeness_record(db)))
         db.commit()
         db.execute("PRAGMA journal_mode=WAL")
         db.close()
@@ -252,6 +271,8 @@ class IndexFolder:
         self.folder = folder
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._whole: set[Path] = set()  # indexes found complete (checked once per process)
+        self._told: set[Path] = set()  # incomplete indexes already reported
         self.background: Any = None  # refbench.web.warm.Warmer while it runs
 
     def path_for(self, ds: Dataset) -> Path:
@@ -264,15 +285,30 @@ class IndexFolder:
             return self._locks.setdefault(key, threading.Lock())
 
     def is_current(self, ds: Dataset) -> bool:
+        """Whether the dataset's index is there, of this content, and whole (its tables hold
+        the rows it recorded: checked the first time in this process; an incomplete one is
+        built again)."""
         path = self.path_for(ds)
         if not path.is_file():
             return False
+        why = None
         try:
             with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
                 row = db.execute("SELECT value FROM meta WHERE key = 'key'").fetchone()
+                if row is None or row[0] != path.stem.rsplit("-", 1)[1]:
+                    return False
+                if path not in self._whole:
+                    why = incomplete(db)
         except sqlite3.Error:
             return False
-        return row is not None and row[0] == path.stem.rsplit("-", 1)[1]
+        if why is not None:
+            if path not in self._told:
+                self._told.add(path)
+                print(f"index of {ds.label} is incomplete ({why}): indexing it again",
+                      file=sys.stderr)
+            return False
+        self._whole.add(path)
+        return True
 
     def ensure(self, ds: Dataset, *, progress: bool = False, workers: int = 1,
                pool: Executor | None = None, on_file: Callable[[Path], None] | None = None,

@@ -62,7 +62,7 @@ def _load_choice(db: sqlite3.Connection, system: System, view: WebView) -> tuple
         batch: list[tuple[str, int | None, bytes]] = []
         for _, obj in read_jsonl(run.predictions):
             answer = obj.get("answer")
-            out = {k: obj[k] for k in ("scores", "explanation", "extra") if k in obj}
+            out = _shown_output(obj)
             batch.append((view.match_key(str(obj.get("id", ""))),
                           answer if isinstance(answer, int) else None, pack(out)))
             if len(batch) >= BATCH:
@@ -81,6 +81,26 @@ def _load_choice(db: sqlite3.Connection, system: System, view: WebView) -> tuple
     total = db.execute("SELECT count(*) FROM incoming").fetchone()[0]
     db.execute("DELETE FROM incoming")
     return int(matched), int(total) - int(matched)
+
+
+def _shown_output(obj: dict[str, Any]) -> dict[str, Any]:
+    """What the instance page shows of a prediction, each field only in the shape the page
+    draws (a list of numbers, a list of steps, an object): a file whose lines are JSON objects
+    with other shapes (``"scores": "abc"``, ``"extra": [1]``) shows less, never a 500."""
+    out: dict[str, Any] = {}
+    scores = obj.get("scores")
+    if isinstance(scores, list) and all(
+            v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+            for v in scores):
+        out["scores"] = scores
+    steps = obj.get("explanation")
+    if isinstance(steps, str):
+        out["explanation"] = [steps]
+    elif isinstance(steps, list):
+        out["explanation"] = [str(step) for step in steps]
+    if isinstance(obj.get("extra"), dict):
+        out["extra"] = obj["extra"]
+    return out
 
 
 def _count_slices(db: sqlite3.Connection, sid: str, names: list[str]) -> None:

@@ -37,8 +37,10 @@ class RunGroup:
         (``background-train/subtask_2_ents/test.jsonl``), else its file name."""
         path = run.data or run.predictions
         if self.ds is not None and self.ds.is_folder and run.data is not None:
+            # the suite's file holding what it read (a run on a copy is a run on that file)
+            own = self.ds.own_file(run.data, run.data_sha256) or run.data
             try:
-                return str(run.data.resolve().relative_to(self.ds.path.resolve()))
+                return str(own.resolve().relative_to(self.ds.path.resolve()))
             except ValueError:
                 pass
         return path.name

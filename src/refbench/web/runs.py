@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.io import read_jsonl
 from refbench.core.result import (
     BY_LIMIT,
     Coverage,
@@ -229,7 +230,41 @@ def all_runs(store_path: Path, run_dirs: Iterable[Path]) -> tuple[list[RunInfo],
         by_pred[run.predictions] = run
     for run in extra:
         by_pred.setdefault(run.predictions, run)
-    return list(by_pred.values()), problems + skipped
+    readable = []
+    for run in by_pred.values():
+        why = unreadable(run.predictions)
+        if why is None:
+            readable.append(run)
+        else:
+            problems.append((str(run.predictions), f"run {run.rid} ({run.name}) is not shown: "
+                                                   f"its predictions are unreadable ({why})"))
+    return readable, problems + skipped
+
+
+_READ: dict[tuple[str, int, int], str | None] = {}
+
+
+def unreadable(predictions: Path) -> str | None:
+    """Why a run's predictions file cannot be read (None: it can): every line must be a JSON
+    object. Read once while the file is unchanged (its size and time), so that no page meets
+    a file that is garbage half-way through; a run with such a file is listed as unreadable
+    with this reason, never given to a page."""
+    try:
+        st = predictions.stat()
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    key = (str(predictions), st.st_size, st.st_mtime_ns)
+    if key not in _READ:
+        why = None
+        try:
+            for _ in read_jsonl(predictions):
+                pass
+        except RefbenchError as exc:
+            why = f"line {exc.line}: {exc.message}" if exc.line is not None else exc.message
+        except (OSError, UnicodeDecodeError) as exc:
+            why = f"cannot be read ({exc})"
+        _READ[key] = why
+    return _READ[key]
 
 
 _FACTS: dict[tuple[str, int, int, str], tuple[int, frozenset[int]] | None] = {}

@@ -8,8 +8,13 @@ access log shows ``<token>`` where a study link holds one."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
@@ -30,8 +35,36 @@ def make_config(data: list[Path], *, run_dirs: list[Path], store: Path | None,
         if demo is None:
             raise UsageError(f"task {task!r} has no demo page to give a model to")
         demo.check_model(model)
-    return ServeConfig(data=data, run_dirs=run_dirs, store=store or default_store_path(),
-                       index_dir=index_dir, demo_models=dict(demo_models or {}))
+    check_run_dirs(run_dirs)
+    config = ServeConfig(data=data, run_dirs=run_dirs, store=store or default_store_path(),
+                         index_dir=index_dir, demo_models=dict(demo_models or {}))
+    check_index_dir(config.index_folder, given=index_dir is not None)
+    return config
+
+
+def check_run_dirs(run_dirs: list[Path]) -> None:
+    """Refuse a ``--runs`` path that is not there (a typo would otherwise serve without the
+    runs the user asked for, and without a word)."""
+    missing = [str(p) for p in run_dirs if not p.exists()]
+    if missing:
+        raise UsageError(f"--runs: no such file or folder: {', '.join(missing)}")
+
+
+def check_index_dir(folder: Path, *, given: bool = True) -> None:
+    """Make the index folder, or refuse one that cannot hold the index (a file, a folder that
+    cannot be made) as one line before the server starts; then remove what a killed server
+    left there (:func:`refbench.web.index_health.clean_stale`)."""
+    from refbench.web.index_health import clean_stale
+
+    what = f"--index-dir {folder}" if given else f"the index folder {folder}"
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{what}: is a file, expected a folder to keep the search index in")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{what}: cannot make the folder ({exc.strerror or exc})") from None
+    for removed in clean_stale(folder):
+        print(f"removed {removed} (left by an indexing that was stopped)", file=sys.stderr)
 
 
 def prepare(catalog: Catalog, *, progress: bool = True) -> None:
@@ -85,27 +118,81 @@ def serve_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
     else:
         app = data_app(data, run_dirs=run_dirs, store=store, index_dir=index_dir,
                        demo_models=demo_models, warm=warm, mounted=mounted, hosts=hosts)
+    try:  # from here on, however it stops, the background indexing stops with it
+        _announce(app, host=host, port=port, shown=shown, trusted=bool(trusted_hosts),
+                  studies=list(zip(studies or [], mounted, strict=True)))
+        with noticed_interrupt() as pressed:
+            run_simple(host, port, app, threaded=True, use_reloader=False,
+                       use_debugger=False, request_handler=RedactingHandler)
+    finally:
+        stop_indexing(app)
+    if pressed():  # werkzeug ends its loop quietly on Ctrl-C: say so, and exit 130
+        raise KeyboardInterrupt
+
+
+def _announce(app: Any, *, host: str, port: int, shown: str, trusted: bool,
+              studies: list[tuple[Path, tuple[Any, str]]]) -> None:
+    """What ``serve`` prints before it answers: where, a warning off loopback, study links."""
+    if "CATALOG" in app.config:
         if not is_loopback(host):
             print(f"warning: serving on {host}: anyone who can reach this machine on port "
                   f"{port} can read the data and runs shown", file=sys.stderr)
         print(f"open http://{shown}:{port}/  (Ctrl-C to stop)", file=sys.stderr)
-    if host in ("0.0.0.0", "::") and not trusted_hosts:
+    if host in ("0.0.0.0", "::") and not trusted:
         print("note: only loopback host names are answered; give --trusted-host NAME for the "
               "name or address clients use", file=sys.stderr)
     if studies:
         from refbench.web.study.server import links
 
-        for study, (_, prefix) in zip(studies, mounted, strict=True):
+        for study, (_, prefix) in studies:
             print(f"study {study}:", file=sys.stderr)
             for name, url in links(study, f"http://{shown}:{port}{prefix}"):
                 print(f"  {name}: {url}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def noticed_interrupt() -> Iterator[Callable[[], bool]]:
+    """Whether Ctrl-C was pressed inside the block (werkzeug's server loop takes the
+    ``KeyboardInterrupt`` and returns as if it had been asked to stop). Only in the main thread,
+    and only where Ctrl-C is not ignored (a command started in the background keeps ignoring
+    it)."""
+    seen: list[int] = []
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield lambda: False
+        return
+
+    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, on_interrupt)
     try:
-        run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False,
-                   request_handler=RedactingHandler)
-    finally:  # the server stopped: so does the background indexing
-        warmer = app.config.get("WARMER")
-        if warmer is not None:
-            warmer.stop()
+        yield lambda: bool(seen)
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def stop_indexing(app: Any) -> None:
+    """Stop the background indexing (the index being built is not kept: nothing half-written
+    stays in the index folder) and say what an interruption kept."""
+    from refbench.core.interrupt import note_kept
+    from refbench.web.index_health import remove_own_temporaries
+
+    warmer = app.config.get("WARMER")
+    catalog = app.config.get("CATALOG")
+    if catalog is None:
+        note_kept("the server stopped (nothing was written)")
+        return
+    folder = catalog.config.index_folder
+    label = warmer.stop() if warmer is not None else None
+    # an index a page was building (--no-warm) is not finished either: not kept
+    remove_own_temporaries(folder)
+    if label is not None:
+        note_kept(f"the server stopped while indexing {label}: that index was not kept (the "
+                  f"next start builds it); the finished ones are kept in {folder}")
+    else:
+        note_kept(f"the server stopped; its indexes are kept in {folder}")
 
 
 def studies_only(host: str, has_studies: bool, expose_data: bool) -> bool:
@@ -128,7 +215,6 @@ def data_app(data: list[Path], *, run_dirs: list[Path], store: Path | None,
     print(f"refbench serve: {len(catalog.datasets)} dataset(s), {len(catalog.runs())} run(s)",
           file=sys.stderr)
     app = create_app(config, catalog=catalog, extra_blueprints=mounted, hosts=hosts)
-    config.index_folder.mkdir(parents=True, exist_ok=True)
     if warm:  # indexed in the background: the app answers at once (refbench.web.warm)
         from refbench.web.index import default_workers
         from refbench.web.warm import Warmer

@@ -230,7 +230,7 @@ def run_json(rid: str) -> Response:
     and coverage ``run`` printed, whatever version of refbench wrote the run."""
     run = catalog().run(rid)
     if run is None:
-        abort(404, description=f"There is no run {rid!r}.")
+        abort(404, description=catalog().not_shown(rid))
     body = json.dumps({"run": run.rid, **run.result.to_json()}, indent=2, ensure_ascii=False,
                       default=str, sort_keys=True)
     return Response(body, mimetype="application/json")
@@ -241,16 +241,20 @@ def run_page(rid: str) -> str:
     cat = catalog()
     run = cat.run(rid)
     if run is None:
-        abort(404, description=f"There is no run {rid!r}.")
+        abort(404, description=cat.not_shown(rid))
     ds = cat.dataset_of(run)
     system = cat.system_of(ds, run) if ds else None
     metrics = run.metrics
     task_cells = [(label, cell(run, key)) for key, label in _columns(find_task(run.task))]
     # A run on one file of a folder dataset (a KITMUS subtask) browses that file's instances:
     # the task says which facet values select them.
-    subset = ds.task.folder.run_facets(run.data, ds.path) \
-        if ds is not None and ds.is_folder and ds.task.folder and run.data is not None else {}
+    # By the content the run read: a run on a copy of a subtask's file browses that subtask.
+    own = ds.own_file(run.data, run.data_sha256) if ds is not None else None
+    subset = ds.task.folder.run_facets(own, ds.path) \
+        if ds is not None and ds.is_folder and ds.task.folder and own is not None else {}
     values: dict[str, Any] = {f"f.{k}": v for k, v in subset.items()}
+    if ds is not None and ds.is_folder and not subset and system is not None:
+        values["answered"] = "1"  # no facet selects its file: the instances it answered
     browse = url_for("browse.dataset", key=ds.key, sys=system.sid if system else None,
                      **values) if ds is not None else None
     plain = {k: v for k, v in metrics.items() if k not in ("provenance", "slices")}

@@ -16,6 +16,7 @@ with it.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
@@ -134,12 +135,17 @@ def _run_scores(run: RunInfo, ds: Dataset | None, system: System | None) -> byte
     correct: list[bool | None] = []
     for _, obj in read_jsonl(run.predictions):
         s = obj.get("scores")
-        if not isinstance(s, list):
-            continue
+        if not isinstance(s, list) or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                for v in s):
+            continue  # scores the chart cannot place: left out, as a line without scores is
         scores.append(s)
         g = gold.get(ds.view.match_key(str(obj.get("id", "")))) if ds is not None else None
         correct.append(None if g is None else obj.get("answer") == g)
-    return charts.score_chart(scores, correct, title=f"Scores of {_label(run, system)}")
+    try:
+        return charts.score_chart(scores, correct, title=f"Scores of {_label(run, system)}")
+    except (ValueError, OverflowError):  # a range no histogram spans (1e308 and -1e308)
+        return None
 
 
 def _document_scores(ds: Dataset, system: System) -> dict[str, float]:

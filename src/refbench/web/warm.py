@@ -25,7 +25,8 @@ from flask import Flask, current_app, render_template, request
 from refbench.core.errors import RefbenchError
 from refbench.web.catalog import Catalog
 from refbench.web.datasets import Dataset
-from refbench.web.index import StillIndexing
+from refbench.web.index import StillIndexing, ignore_interrupts
+from refbench.web.index_health import remove_own_temporaries
 
 LOG = logging.getLogger(__name__)
 RETRY_S = 2
@@ -57,6 +58,7 @@ class Warmer:
         self._done_bytes = 0
         self._total_bytes = sum(self._sizes.values())
         self.current: str | None = None
+        self.building: str | None = None  # the label of the dataset whose index is built
         self.finished = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="refbench-index", daemon=True)
@@ -70,14 +72,20 @@ class Warmer:
                          name="refbench-preload", daemon=True).start()
         return self
 
-    def stop(self, timeout: float = 30) -> None:
+    def stop(self, timeout: float = 30) -> str | None:
         """Stop after the files being read (the server is stopping): the index being built
-        is left unfinished (nothing of it kept), the others as they are."""
+        is left unfinished (nothing of it kept: its temporary file is removed, by this thread
+        if the builder does not stop in time), the others as they are. Returns the label of
+        the dataset whose index was being built (None: none was)."""
         self._stop.set()
         with self._lock:
             self._order.clear()
+            building = self.building
         if self._thread.is_alive():
             self._thread.join(timeout)
+        if self._thread.is_alive():  # still reading a large file: its index is not kept
+            remove_own_temporaries(self.catalog.index.folder)
+        return building
 
     def is_builder(self) -> bool:
         return threading.current_thread() is self._thread
@@ -127,7 +135,8 @@ class Warmer:
                 if not self.catalog.index.is_current(ds) and pool is None \
                         and self.workers > 1:
                     pool = ProcessPoolExecutor(max_workers=self.workers,
-                                               mp_context=get_context("forkserver"))
+                                               mp_context=get_context("forkserver"),
+                                               initializer=ignore_interrupts)
                 self._warm(ds, pool)
                 with self._lock:  # an index found current counts as read
                     self._done_bytes = max(self._done_bytes, sum(
@@ -152,9 +161,16 @@ class Warmer:
         from refbench.web.predictions import ensure_system
 
         counted = self._done_bytes
+        building = None if self.catalog.index.is_current(ds) else ds.label
+        with self._lock:
+            self.building = building
         try:
-            self.catalog.index.ensure(ds, workers=self.workers, pool=pool,
-                                      on_file=self._file_done)
+            try:
+                self.catalog.index.ensure(ds, workers=self.workers, pool=pool,
+                                          on_file=self._file_done)
+            finally:
+                with self._lock:
+                    self.building = None
         except _Stopped:
             return
         except RefbenchError as exc:  # a file its reader rejects: not shown, not fatal

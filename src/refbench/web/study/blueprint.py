@@ -29,7 +29,7 @@ from werkzeug.exceptions import HTTPException
 from refbench.studies.kinds import get_kind
 from refbench.studyfile.db import Annotator, StudyStore
 from refbench.studyfile.kinds import AnswerError, StudyKind
-from refbench.web.guard import STUDY_HEADERS as SECURITY_HEADERS
+from refbench.web.guard import STUDY_HEADERS, add_headers
 from refbench.web.study.index import announce
 from refbench.web.templating import with_task_templates
 
@@ -57,11 +57,7 @@ def make_study_blueprint(study_path: str | Path, *, name: str = "study") -> Blue
         if st is not None:
             st.close()
 
-    @bp.after_request
-    def _headers(resp: Response) -> Response:
-        for key, value in SECURITY_HEADERS.items():
-            resp.headers.setdefault(key, value)
-        return resp
+    add_headers(bp, STUDY_HEADERS)  # in whichever app mounts it (tokens: never cached)
 
     def annotator(token: str, role: str = "annotator") -> Annotator:
         a = store().by_token(token)

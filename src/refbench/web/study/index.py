@@ -18,7 +18,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     has_request_context,
     jsonify,
@@ -90,16 +89,12 @@ def admin_token(text: str) -> str:
 
 
 def make_index_blueprint() -> Blueprint:
-    from refbench.web.guard import STUDY_HEADERS as SECURITY_HEADERS
+    from refbench.web.guard import STUDY_HEADERS, add_headers
 
     bp = Blueprint(INDEX, __name__, template_folder="templates", static_folder="static",
                    static_url_path="/index-static")
 
-    @bp.after_request
-    def _headers(resp: Response) -> Response:
-        for key, value in SECURITY_HEADERS.items():
-            resp.headers.setdefault(key, value)
-        return resp
+    add_headers(bp, STUDY_HEADERS)  # in whichever app mounts it (tokens: never cached)
 
     @bp.app_context_processor
     def _link() -> dict[str, Any]:

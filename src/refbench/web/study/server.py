@@ -11,13 +11,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, render_template, request
+from flask import Flask, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from refbench.core.errors import UsageError
 from refbench.studyfile.db import StudyStore
 from refbench.web import guard
-from refbench.web.guard import STUDY_HEADERS as SECURITY_HEADERS
 from refbench.web.guard import is_loopback
 from refbench.web.study.blueprint import make_study_blueprint
 
@@ -29,25 +28,15 @@ def create_app(study: str | Path, *, hosts: frozenset[str] | None = None) -> Fla
     return studies_app([make_study_blueprint(study)], hosts=hosts)
 
 
-def studies_app(blueprints: Iterable[Blueprint | tuple[Blueprint, str]], *,
+def studies_app(blueprints: Iterable[guard.Mount], *,
                 hosts: frozenset[str] | None = None) -> Flask:
     """A minimal app mounting study blueprints (each as it is, or under a URL prefix), with the
     same host, origin and body-size checks as the data app (:mod:`refbench.web.guard`); also
     what ``refbench serve --study`` serves on a non-loopback host without ``--expose-data``."""
     app = Flask(__name__, static_folder=None)  # static files come from the blueprint
-    guard.install_converters(app)
-    guard.install(app, hosts)
-    for bp in blueprints:
-        if isinstance(bp, tuple):
-            app.register_blueprint(bp[0], url_prefix=bp[1])
-        else:
-            app.register_blueprint(bp)
-
-    @app.after_request
-    def _headers(resp: Response) -> Response:
-        for key, value in SECURITY_HEADERS.items():
-            resp.headers.setdefault(key, value)
-        return resp
+    guard.setup_app(app, hosts)
+    guard.add_headers(app, guard.STUDY_HEADERS)  # no page of this app is cached
+    guard.mount(app, blueprints)
 
     @app.errorhandler(HTTPException)
     def _error(exc: HTTPException) -> tuple[str, int]:
