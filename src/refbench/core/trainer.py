@@ -82,6 +82,26 @@ class Trainer(Configured):
         return f"trained {self.name}; model in {job.out}"
 
 
+def note_training_kept(out: Path) -> None:
+    """Make Ctrl-C during a training say what it leaves in the model folder (its checkpoint,
+    progress and best weights so far, listed as they are then), not "nothing was written"."""
+    from refbench.core.interrupt import NOTHING_KEPT, note_kept
+
+    def kept() -> str:
+        try:
+            names = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir())
+        except OSError:
+            names = []
+        if not names:
+            return NOTHING_KEPT
+        resume = ("; --resume continues from the checkpoint" if any(
+            n.startswith("checkpoint") for n in names) else "")
+        return (f"the training so far stays in {out}: {', '.join(names)} (remove the folder "
+                f"to start afresh{resume})")
+
+    note_kept(kept)
+
+
 def trainer_class(spec: str) -> type[Trainer]:
     """The class a spec (``name``, ``name.vN``, either with ``:argument``) names, from the
     trainer registry (refbench's and the plugins' ``refbench.trainers`` entry points)."""
