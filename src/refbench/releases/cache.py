@@ -123,6 +123,7 @@ def resolve(reference: str, root: Path | None = None) -> Path:
     if split is None:
         split = release.default
     if split is None:
+        _needs_a_split(release)
         rel = release.root
     elif split in release.splits:
         rel = f"{release.root}/{release.splits[split]}"
@@ -148,6 +149,23 @@ def resolve(reference: str, root: Path | None = None) -> Path:
                             f"{name}` again")
     raise UsageError(f"{reference}: no such split or path in release {name} (splits: {known}; "
                      f"or a path inside {folder})")
+
+
+def _needs_a_split(release: Release) -> None:
+    """A release without a default split whose task takes no folder whole (AltEntities: one
+    file per domain and split) is named with its split: say which, rather than hand commands
+    a folder they refuse."""
+    from refbench.core.errors import RefbenchError as _Error
+    from refbench.tasks.lookup import get_task
+
+    try:
+        takes_folder = get_task(release.task).folder is not None
+    except _Error:
+        return
+    if not takes_folder and release.splits:
+        names = ", ".join(f"{release.name}:{s}" for s in release.splits)
+        raise UsageError(f"{release.name}: name a split, one file of the release ({names}); "
+                         f"refbench data list shows them")
 
 
 def _under(entry: ReleaseFile, rel: str) -> bool:
