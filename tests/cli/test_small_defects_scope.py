@@ -25,12 +25,12 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, st
 
 @needs_shared(DATA / "altentities")
 def test_altentities_alone_names_its_splits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from refbench.releases.cache import resolve
+    from refbench.releases.cache import data_reference
 
-    with pytest.raises(UsageError, match=r"name a split.*altentities:books-test"):
-        resolve("altentities", DATA)
-    assert resolve("altentities:books-test", DATA).name == "test.json.gz"
-    assert resolve("winobias", DATA).is_dir()  # a release read whole stays a folder
+    with pytest.raises(UsageError, match=r"name one of its splits .*altentities:books-test"):
+        data_reference("altentities", DATA)
+    assert data_reference("altentities:books-test", DATA).name == "test.json.gz"
+    assert data_reference("winobias", DATA).is_dir()  # a release read whole stays a folder
 
 
 def test_a_tne_file_given_to_run_says_it_is_tne(tmp_path: Path,

@@ -29,10 +29,10 @@ def resolve_reference(value: str) -> Path | None:
     folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
     that is one letter off a release's or a release not fetched yet."""
     from refbench.core.errors import UsageError
-    from refbench.releases.cache import looks_like_release, near_release, resolve
+    from refbench.releases.cache import data_reference, looks_like_release, near_release
 
     if looks_like_release(value):
-        return resolve(value)
+        return data_reference(value)
     near = near_release(value)
     if near is not None:
         raise UsageError(f"{value}: no such file, and no release of that name; did you mean "

@@ -123,7 +123,6 @@ def resolve(reference: str, root: Path | None = None) -> Path:
     if split is None:
         split = release.default
     if split is None:
-        _needs_a_split(release)
         rel = release.root
     elif split in release.splits:
         rel = f"{release.root}/{release.splits[split]}"
@@ -151,21 +150,26 @@ def resolve(reference: str, root: Path | None = None) -> Path:
                      f"or a path inside {folder})")
 
 
-def _needs_a_split(release: Release) -> None:
-    """A release without a default split whose task takes no folder whole (AltEntities: one
-    file per domain and split) is named with its split: say which, rather than hand commands
-    a folder they refuse."""
-    from refbench.core.errors import RefbenchError as _Error
-    from refbench.tasks.lookup import get_task
+def data_reference(reference: str, root: Path | None = None) -> Path:
+    """What ``--data NAME[:SPLIT]`` reads: :func:`resolve`, except that a release named alone
+    whose task takes no folder whole and which has no default split (AltEntities: one file
+    per domain and split) is refused naming its splits, rather than handed on as a folder
+    that every command would refuse."""
+    name, split = split_reference(reference)
+    if split is None:
+        release = get_release(name)
+        if release.default is None and release.splits and not _taken_whole(release):
+            names = ", ".join(f"{release.name}:{s}" for s in release.splits)
+            raise UsageError(f"{release.name}: name one of its splits ({names}); its folder "
+                             "is not data a command reads whole")
+    return resolve(reference, root)
 
-    try:
-        takes_folder = get_task(release.task).folder is not None
-    except _Error:
-        return
-    if not takes_folder and release.splits:
-        names = ", ".join(f"{release.name}:{s}" for s in release.splits)
-        raise UsageError(f"{release.name}: name a split, one file of the release ({names}); "
-                         f"refbench data list shows them")
+
+def _taken_whole(release: Release) -> bool:
+    from refbench.tasks.lookup import find_task
+
+    task = find_task(release.task)
+    return task is None or task.folder is not None
 
 
 def _under(entry: ReleaseFile, rel: str) -> bool:

@@ -21,8 +21,8 @@ gzipped form where the copy keeps one). A mirror may be a local folder (``../sha
 URL can only come from a mirror; without one it is skipped, saying so.
 
 One ``data get`` writes into a data folder at a time: a second one into the same folder waits
-for the first (a lock file, ``.refbench-data.lock``, at most ``LOCK_WAIT`` seconds, saying so),
-then finds the files the first fetched and keeps them.
+for the first (an flock on the folder, at most ``LOCK_WAIT`` seconds, saying so), then finds
+the files the first fetched and keeps them.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ MIN_RATE = 20_000  # bytes per second: with the two above, each file's total dea
 MIN_RATE_ENV = "REFBENCH_MIN_RATE"
 PROGRESS_BYTES = 1_000_000  # a progress bar for files this large or larger
 PARTIAL = ".refbench-download"
-LOCK = ".refbench-data.lock"
 LOCK_WAIT = 1800.0  # seconds a second data get waits for the first into the same folder
 
 
@@ -318,21 +317,22 @@ def _refuse_files_in_the_way(release: Release, root: Path) -> None:
 @contextmanager
 def data_lock(root: Path, *, say: Callable[[str], None] | None = None,
               wait: float | None = None) -> Iterator[None]:
-    """Hold the data folder's lock (waiting, bounded, for another ``data get`` holding it)."""
+    """Hold the data folder's lock (an flock on the folder itself, so nothing is left in it),
+    waiting, bounded, for another ``data get`` holding it."""
     import fcntl
 
     try:
         root.mkdir(parents=True, exist_ok=True)
-        handle = (root / LOCK).open("a")
+        fd = os.open(root, os.O_RDONLY)
     except OSError as exc:
         raise RefbenchError(f"cannot write the data folder ({exc.strerror or exc})",
                             code=E_DOWNLOAD, path=root) from None
     limit = LOCK_WAIT if wait is None else wait
-    with handle:
+    try:
         start, told = time.monotonic(), False
         while True:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError:
                 if time.monotonic() - start > limit:
@@ -343,10 +343,9 @@ def data_lock(root: Path, *, say: Callable[[str], None] | None = None,
                     say(f"waiting for another refbench data get writing {root}")
                     told = True
                 time.sleep(0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _get(release: Release, root: Path, *, mirror: str | None, retries: int, progress: bool,
