@@ -45,7 +45,7 @@ def every_release() -> list[tuple[str, Path | None, str]]:
     """(name, path, why not) of every release with files in the data folder, in the order of
     ``refbench data list``: the path its name stands for, or None and the one-line reason."""
     from refbench.core.errors import RefbenchError
-    from refbench.releases.cache import data_dir, resolve, status
+    from refbench.releases.cache import data_dir, data_reference, status
     from refbench.releases.manifest import all_releases
 
     root = data_dir()
@@ -54,7 +54,7 @@ def every_release() -> list[tuple[str, Path | None, str]]:
         if status(release, root).state == "absent":
             continue
         try:
-            out.append((release.name, resolve(release.name, root), ""))
+            out.append((release.name, data_reference(release.name, root), ""))
         except RefbenchError as exc:
             out.append((release.name, None, exc.message))
     return out

@@ -29,10 +29,10 @@ def resolve_reference(value: str) -> Path | None:
     folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
     that is one letter off a release's or a release not fetched yet."""
     from refbench.core.errors import UsageError
-    from refbench.releases.cache import looks_like_release, near_release, resolve
+    from refbench.releases.cache import data_reference, looks_like_release, near_release
 
     if looks_like_release(value):
-        return resolve(value)
+        return data_reference(value)
     near = near_release(value)
     if near is not None:
         raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
@@ -55,7 +55,8 @@ def _size(n: int) -> str:
               help=DIR_HELP)
 @click.option("--mirror", default=None, metavar="URL",
               help="Fetch from a mirror laid out like the reference copy of the releases: "
-                   "URL/<path> for each file (its gzipped form where that copy keeps one).")
+                   "URL/<path> for each file (its gzipped form where that copy keeps one); "
+                   "an http(s):// or file:// URL, or a local folder.")
 @click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True,
               help="Retries per file after a failed or corrupt download.")
 @click.option("--min-rate", type=float, default=None, metavar="BYTES/S",
@@ -69,14 +70,13 @@ def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, ret
     published source at a pinned commit (or from --mirror) and is kept only if its sha256 is
     the pinned one; files already there are checked, not fetched again. Prints each release's
     licence."""
-    from refbench.core.errors import UsageError
     from refbench.releases.cache import data_dir, status
-    from refbench.releases.fetch import get
+    from refbench.releases.fetch import get, mirror_source
+    from refbench.releases.fetch import min_rate as check_rate
     from refbench.releases.manifest import all_releases, get_release
 
-    if mirror is not None and not mirror.startswith(("http://", "https://")):
-        raise UsageError(f"--mirror expects an http:// or https:// URL, got {mirror!r}")
-    from refbench.releases.fetch import min_rate as check_rate
+    if mirror is not None:
+        mirror = mirror_source(mirror)
 
     check_rate(min_rate)  # a bad rate is a usage error before anything is fetched
     releases = list(all_releases()) if "all" in names else [get_release(n) for n in names]

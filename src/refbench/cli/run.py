@@ -73,6 +73,9 @@ RUN_EXAMPLE = examples(
                    "{task_options}.")
 @click.option("--skip-invalid", is_flag=True,
               help="Skip malformed instances (reported as a count and ids) instead of stopping.")
+@click.option("--allow-transfer", is_flag=True,
+              help="Run a trained model on data of another task than it was trained on "
+                   "(refused otherwise).")
 @click.option("--shard", default=None, metavar="I/N",
               help="Only the I-th of N parts (1-based, whole batches) of a data file's "
                    "instances; 'slurm': this job's place in a SLURM array. Merge the shards' "
@@ -88,7 +91,7 @@ RUN_EXAMPLE = examples(
 def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: str,
             limit: int | None, out: Path, system: str | None, store: Path | None,
             no_store: bool, model_arg: tuple[str, ...], task_arg: tuple[str, ...],
-            skip_invalid: bool, shard: str | None,
+            skip_invalid: bool, allow_transfer: bool, shard: str | None,
             engine: str, scheduler: str | None, as_json: bool, quiet: bool) -> None:
     """Run a model on a data set: predictions (answers JSONL with per-candidate scores), the
     task's metrics and provenance in --out, and a row in the results store. Interrupted runs
@@ -130,6 +133,14 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
     if asked:
         tasks = [the_task] if the_task else all_tasks() if several else tasks_of(paths, None)
         reader.update(checked_for_tasks(asked, tasks))
+    from refbench.models.transfer import check_transfer  # a trained model on another task
+    from refbench.tasks.scope import checked_split
+
+    if not several and click.get_current_context().get_parameter_source("split") \
+            is not click.core.ParameterSource.DEFAULT:  # --split given with a file: its own
+        checked_split(tasks_of(paths, the_task)[0], paths[0], split)
+    check_transfer(spec, lambda: tasks_of(paths, the_task), allow=allow_transfer,
+                   say=lambda line: click.echo(line, err=True))
     settings = RunSettings(model=spec, model_options=options, reader_options=reader,
                            limit=limit, system=system, shard=part,
                            split=split)

@@ -104,9 +104,16 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
     from refbench.core.options import parse_options
     from refbench.core.plugin_guard import call
     from refbench.core.registry import TRAINERS
-    from refbench.core.trainer import TrainJob, build_trainer, trainer_class
+    from refbench.core.trainer import (
+        TrainJob,
+        build_trainer,
+        note_training_kept,
+        record_trained_on,
+        trainer_class,
+    )
     from refbench.tasks.choices import infer_task
     from refbench.tasks.lookup import get_task
+    from refbench.tasks.selection import check_selection
 
     spec = spec or TRAINERS.names()[0]
     cls = trainer_class(spec)
@@ -120,8 +127,11 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
     job = TrainJob(data=data, dev=dev, out=out, task=the_task, reader_options=reader,
                    augment=augment, seed=seed, resume=resume, device=device,
                    progress=not as_json)
+    check_selection(job)  # every trainer's, a plugin's included: never a test file as dev
+    note_training_kept(out)
     report = call(TRAINERS.get(spec.partition(":")[0]), f"{cls.__name__}.train", trainer.train,
                   job)
+    record_trained_on(job, cls.name)
     if as_json:
         print_json(report)
     else:

@@ -9,10 +9,11 @@ happens, and the command line prints the latest note when the user presses Ctrl-
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from types import FrameType
 
 NOTHING_KEPT = "nothing was written (outputs appear only when complete)"
-_notes: list[str] = []
+_notes: list[str | Callable[[], str]] = []
 
 
 class Terminated(BaseException):
@@ -29,13 +30,17 @@ def handle_sigterm() -> None:
     signal.signal(signal.SIGTERM, _on_sigterm)
 
 
-def note_kept(text: str) -> None:
-    """Say what an interruption from now on would leave behind (replaces the last note)."""
+def note_kept(text: str | Callable[[], str]) -> None:
+    """Say what an interruption from now on would leave behind (replaces the last note): the
+    text, or a function that says it when the interruption comes (what is on disk then)."""
     _notes[:] = [text]
 
 
 def kept() -> str:
-    return _notes[-1] if _notes else NOTHING_KEPT
+    if not _notes:
+        return NOTHING_KEPT
+    note = _notes[-1]
+    return note if isinstance(note, str) else note()
 
 
 def reset() -> None:

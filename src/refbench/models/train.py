@@ -21,17 +21,16 @@ from tqdm import tqdm
 
 from refbench.core.checkpoint import (
     python_rng_state,
-    resume_state,
     set_python_rng_state,
 )
-from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.errors import UsageError
 from refbench.core.io import finite, torch_save_atomic, write_text_atomic
 from refbench.core.options import Option
 from refbench.core.trainer import TrainJob, shared_option
 from refbench.core.types import ChoiceInstance
 from refbench.models.augment import ChoiceTrainer, best_dev, held_out_split
 from refbench.models.cross_encoder import DEFAULT_EVIDENCE_WORDS, HEADS, CrossEncoderModel
-from refbench.models.selection import refuse_test_selection
+from refbench.models.selection import training_prologue
 
 __all__ = ["CrossEncoderTrainer", "held_out_split", "train_cross_encoder"]
 
@@ -117,14 +116,10 @@ def train_cross_encoder(
 
     if head not in HEADS:
         raise UsageError(f"unknown head {head!r}; choose from {', '.join(HEADS)}")
-    train = [x for x in train if x.gold is not None]
-    dev = [x for x in dev if x.gold is not None]
-    refuse_test_selection(instances=dev, option="dev data")
-    if not train:
-        raise RefbenchError("no training instances with a gold answer")
     ckpt = out / "checkpoint"
-    saved = resume_state(ckpt / "state.pt", resume=resume, out=out,
-                         what="cross-encoder training checkpoint")
+    train, dev, saved = training_prologue(train, dev, out=out, resume=resume,
+                                          checkpoint=ckpt / "state.pt",
+                                          what="cross-encoder training")
     out.mkdir(parents=True, exist_ok=True)
     domains = sorted({str(x.metadata["domain"]) for x in train if x.metadata.get("domain")})
     cfg = {"head": head, "max_length": max_length, "evidence_words": evidence_words,

@@ -21,7 +21,6 @@ from typing import Any
 
 from refbench.core.checkpoint import (
     python_rng_state,
-    resume_state,
     set_python_rng_state,
 )
 from refbench.core.device import resolve_device
@@ -38,7 +37,7 @@ from refbench.models.encoder_head import (
     instance_texts,
     tensorise,
 )
-from refbench.models.selection import refuse_test_selection
+from refbench.models.selection import training_prologue
 
 
 @dataclass(frozen=True)
@@ -109,15 +108,9 @@ def train_encoder_head(train: Sequence[ChoiceInstance], dev: Sequence[ChoiceInst
     (``DIR/config.json``), which also holds the measured costs."""
     import torch
 
-    train = [x for x in train if x.gold is not None]
-    dev = [x for x in dev if x.gold is not None]
-    refuse_test_selection(instances=dev, option="dev data")
-    if not train:
-        raise RefbenchError("no training instances with a gold answer")
-    if not dev:
-        raise RefbenchError("encoder-head training selects on dev data: none with a gold answer")
     ckpt = out / "checkpoint" / "state.pt"
-    saved = resume_state(ckpt, resume=resume, out=out, what="encoder-head training checkpoint")
+    train, dev, saved = training_prologue(train, dev, out=out, resume=resume, checkpoint=ckpt,
+                                          what="encoder-head training", need_dev=True)
     out.mkdir(parents=True, exist_ok=True)
     features = FeatureCache(cache or out / "features")
     train_texts, t_train, n_train_enc = extract(train, features, progress=progress)

@@ -38,6 +38,24 @@ def data_path(name_or_path: str | Path, *, split: str | None = None) -> Path:
     return resolved
 
 
+def run_data(name_or_path: str, split: str | None, task: str | Task | None) -> Path:
+    """What ``refbench.run``'s data and ``split`` stand for: a release name with one of its
+    splits (``NAME, split="dev"``) is that split's file; a data file must hold ``split``
+    when one is given (:func:`refbench.tasks.scope.checked_split`); a folder run whole takes
+    ``split`` as the split of each of its files."""
+    from refbench.releases.manifest import find_release
+    from refbench.tasks.scope import checked_split
+
+    release = None if Path(name_or_path).exists() or ":" in name_or_path \
+        else find_release(name_or_path)
+    if split is not None and release is not None and split in release.splits:
+        return data_path(name_or_path, split=split)
+    path = data_path(name_or_path)
+    if split is not None and not path.is_dir():
+        checked_split(task_of(task, path), path, split)
+    return path
+
+
 def task_of(task: str | Task | None, path: Path) -> Task:
     """``task`` (a name or a task), else the task inferred from the data."""
     from refbench.tasks.choices import infer_task

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.result import Result as TypedResult
-from refbench.public.dataset import data_path, task_of
+from refbench.public.dataset import data_path, run_data, task_of
 from refbench.public.results import Result, instance_rows, run_rows
 from refbench.tasks.base import Task
 
@@ -71,8 +72,8 @@ def read_run(folder: Path, task: Task, *, keep: bool) -> Result:
 
 def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | None = None,
         system: str | None = None, out: str | Path | None = None, store: Any = DEFAULT_STORE,
-        task: str | None = None, split: str = "test", progress: bool = True,
-        **model_options: Any) -> Result | list[Result]:
+        task: str | None = None, split: str | None = None, progress: bool = True,
+        allow_transfer: bool = False, **model_options: Any) -> Result | list[Result]:
     """Run ``model`` (a spec: ``"first"``, ``"embedding"``, ``"cross-encoder:DIR"``) on
     ``data`` (a release name such as ``"wsc273"`` or ``"gap:test"``, or a path) the way
     ``refbench run`` does: the same predictions and figures, the same files in ``out`` when it
@@ -80,8 +81,12 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     cache; a path: that store). ``model_options`` are the model's options
     (``refbench ls models``). A list of data runs each into ``out/<name>/`` and writes
     ``out/summary.json`` (``refbench run --data A --data B``); a list, or a folder run whole
-    (a KITMUS suite, a WinoBias release), gives a list of Results, one per data file."""
+    (a KITMUS suite, a WinoBias release), gives a list of Results, one per data file.
+    ``split``: a release's split (``run("first", NAME, split="dev")``), the split of a folder
+    run whole (default: test), or, with a data file, the file's own split (else an error).
+    ``allow_transfer``: run a trained model on data of another task than its training's."""
     from refbench.models.base import check_model_options, trained_reader_options
+    from refbench.models.transfer import check_transfer
     from refbench.runs.multi import benchmarks, run_benchmarks, run_one
     from refbench.runs.record import RunSettings
 
@@ -91,11 +96,13 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     options = check_model_options(model, model_options)
     several = not isinstance(data, str | Path)
     names = [str(d) for d in data] if not isinstance(data, str | Path) else [str(data)]
-    paths = [data_path(d) for d in names]
+    paths = [run_data(d, split, task) for d in names]
+    check_transfer(model, lambda: [task_of(task, p) for p in paths], allow=allow_transfer,
+                   say=lambda line: warnings.warn(line, stacklevel=2))
     # as `refbench run`: a trained cross-encoder reads a data file the way it was trained
     reader = {} if several or paths[0].is_dir() else trained_reader_options(model)
     settings = RunSettings(model=model, model_options=options, reader_options=reader,
-                           limit=limit, system=system, split=split)
+                           limit=limit, system=system, split=split or "test")
     the_task = None if task is None else task_of(task, paths[0])
     show = progress and _progress()
     with _folder(out) as folder, _store(store) as st:

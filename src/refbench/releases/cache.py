@@ -150,6 +150,28 @@ def resolve(reference: str, root: Path | None = None) -> Path:
                      f"or a path inside {folder})")
 
 
+def data_reference(reference: str, root: Path | None = None) -> Path:
+    """What ``--data NAME[:SPLIT]`` reads: :func:`resolve`, except that a release named alone
+    whose task takes no folder whole and which has no default split (AltEntities: one file
+    per domain and split) is refused naming its splits, rather than handed on as a folder
+    that every command would refuse."""
+    name, split = split_reference(reference)
+    if split is None:
+        release = get_release(name)
+        if release.default is None and release.splits and not _taken_whole(release):
+            names = ", ".join(f"{release.name}:{s}" for s in release.splits)
+            raise UsageError(f"{release.name}: name one of its splits ({names}); its folder "
+                             "is not data a command reads whole")
+    return resolve(reference, root)
+
+
+def _taken_whole(release: Release) -> bool:
+    from refbench.tasks.lookup import find_task
+
+    task = find_task(release.task)
+    return task is None or task.folder is not None
+
+
 def _under(entry: ReleaseFile, rel: str) -> bool:
     for path in (entry.file, entry.mirror):
         if path == rel or PurePosixPath(path).is_relative_to(rel) or path == f"{rel}.gz":

@@ -16,8 +16,13 @@ file, and the two ways out: ``--mirror URL`` and ``REFBENCH_DATA_DIR``.
 
 From a mirror (``--mirror URL``, laid out like the reference copy of the releases) each file
 comes from ``URL/<its path in that copy>`` and is checked against that copy's sha256 (the
-gzipped form where the copy keeps one). A file with no published URL can only come from a
-mirror; without one it is skipped, saying so.
+gzipped form where the copy keeps one). A mirror may be a local folder (``../shared/data``) or a
+``file://`` URL: the file is then copied, and checked the same way. A file with no published
+URL can only come from a mirror; without one it is skipped, saying so.
+
+One ``data get`` writes into a data folder at a time: a second one into the same folder waits
+for the first (an flock on the folder, at most ``LOCK_WAIT`` seconds, saying so), then finds
+the files the first fetched and keeps them.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ import hashlib
 import os
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +46,7 @@ MIN_RATE = 20_000  # bytes per second: with the two above, each file's total dea
 MIN_RATE_ENV = "REFBENCH_MIN_RATE"
 PROGRESS_BYTES = 1_000_000  # a progress bar for files this large or larger
 PARTIAL = ".refbench-download"
+LOCK_WAIT = 1800.0  # seconds a second data get waits for the first into the same folder
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,35 @@ def partial_path(target: Path) -> Path:
     return target.with_name(f".{target.name}{PARTIAL}")
 
 
+def mirror_source(mirror: str) -> str:
+    """``--mirror`` checked: an http(s) URL as it is, a ``file://`` URL or a local folder as the
+    folder's absolute path (a UsageError when that folder does not exist)."""
+    if mirror.startswith(("http://", "https://")):
+        return mirror
+    if mirror.startswith("file://"):
+        parts = urllib.parse.urlsplit(mirror)
+        if parts.netloc not in ("", "localhost"):
+            raise UsageError(f"--mirror {mirror}: a file:// URL names a folder on this "
+                             "machine (file:///path)")
+        folder = Path(urllib.parse.unquote(parts.path))
+    elif "://" in mirror:
+        raise UsageError(f"--mirror expects an http://, https:// or file:// URL or a local "
+                         f"folder, got {mirror!r}")
+    else:
+        folder = Path(mirror).expanduser()
+    if not folder.is_dir():
+        raise UsageError(f"--mirror {mirror}: no such folder (a mirror is a folder or URL laid "
+                         "out like the reference copy of the releases)")
+    return str(folder.resolve())
+
+
+def _local(url: str) -> bool:
+    return not url.startswith(("http://", "https://"))
+
+
 def _source(entry: ReleaseFile, mirror: str | None) -> tuple[str, str, str] | None:
-    """(url, relative path it lands at, sha256) for this file, or None when not fetchable."""
+    """(url or local path, relative path it lands at, sha256) for this file, or None when not
+    fetchable."""
     if mirror:
         return f"{mirror.rstrip('/')}/{entry.mirror}", entry.mirror, entry.mirror_sha256
     if entry.url is None:
@@ -128,6 +162,19 @@ def _stream(url: str, tmp: Path, size: int, limit: float, progress: bool) -> str
     return digest.hexdigest()
 
 
+def _copy(source: str, tmp: Path) -> str:
+    """Copy a local mirror's file into ``tmp``; its sha256."""
+    digest = hashlib.sha256()
+    if not Path(source).is_file():
+        raise RefbenchError("the mirror folder has no such file; nothing was kept",
+                            code=E_DOWNLOAD, path=source)
+    with Path(source).open("rb") as src, tmp.open("wb") as fh:
+        for block in iter(lambda: src.read(1 << 20), b""):
+            fh.write(block)
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _download(url: str, rel: str, sha: str, root: Path, *, size: int, retries: int,
               progress: bool, rate: float) -> Path:
 
@@ -138,7 +185,7 @@ def _download(url: str, rel: str, sha: str, root: Path, *, size: int, retries: i
         tmp = partial_path(target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            got = _stream(url, tmp, size, limit, progress)
+            got = _copy(url, tmp) if _local(url) else _stream(url, tmp, size, limit, progress)
             if got != sha:
                 raise RefbenchError(f"sha256 differs from the pinned {sha[:12]}...: the file is "
                                     "corrupt, truncated or not the release; it was not kept",
@@ -250,6 +297,59 @@ def get(release: Release, root: Path, *, mirror: str | None = None, retries: int
     checked), so running the command again fetches only what is missing. ``rate``: the
     minimum rate in bytes per second (:func:`min_rate`)."""
     speed = min_rate(rate)
+    _refuse_files_in_the_way(release, root)
+    with data_lock(root, say=say):
+        return _get(release, root, mirror=mirror, retries=retries, progress=progress, say=say,
+                    speed=speed)
+
+
+def _refuse_files_in_the_way(release: Release, root: Path) -> None:
+    """A file where the data folder or one of the release's folders must be is one error
+    naming it, before anything is fetched."""
+    for entry in release.files:
+        for parent in reversed((root / entry.file).parents):
+            if parent.exists() and not parent.is_dir():
+                raise RefbenchError(f"is a file where refbench data get needs a folder (for "
+                                    f"{entry.file}); move it away or choose another --dir",
+                                    path=parent)
+
+
+@contextmanager
+def data_lock(root: Path, *, say: Callable[[str], None] | None = None,
+              wait: float | None = None) -> Iterator[None]:
+    """Hold the data folder's lock (an flock on the folder itself, so nothing is left in it),
+    waiting, bounded, for another ``data get`` holding it."""
+    import fcntl
+
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(root, os.O_RDONLY)
+    except OSError as exc:
+        raise RefbenchError(f"cannot write the data folder ({exc.strerror or exc})",
+                            code=E_DOWNLOAD, path=root) from None
+    limit = LOCK_WAIT if wait is None else wait
+    try:
+        start, told = time.monotonic(), False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() - start > limit:
+                    raise RefbenchError(f"another refbench data get has been writing this "
+                                        f"folder for over {limit:.0f} s; try again when it "
+                                        "has finished", code=E_DOWNLOAD, path=root) from None
+                if not told and say is not None:
+                    say(f"waiting for another refbench data get writing {root}")
+                    told = True
+                time.sleep(0.2)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _get(release: Release, root: Path, *, mirror: str | None, retries: int, progress: bool,
+         say: Callable[[str], None] | None, speed: float) -> list[Fetched]:
     for tmp in remove_stale(release, root, mirror):
         if say is not None:
             say(f"removed {tmp}: an unfinished download of an earlier run (killed?)")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
 from refbench.tasks.lookup import folder_task_of
+from refbench.tasks.scope import own_options
 
 
 def batches(todo: Sequence[tuple[str, ChoiceInstance]], size: int
@@ -128,6 +130,7 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
     data = Path(data)
     out = Path(out)
     task = task or infer_task(data)
+    s = replace(s, reader_options=own_options(task, s.reader_options))  # its task's keys only
     skipped = InvalidInstances() if on_invalid is not None else None
     instances = list(read_choices(data, task=task, options=s.reader_options,
                                   on_invalid=skipped))

@@ -68,18 +68,26 @@ def run_metadata(pred: str | Path) -> dict[str, Any] | None:
 def system_name(pred: str | Path, given: str | None = None) -> str:
     """What to call a system in tables: the name given, else the name of the system the run
     records (:func:`refbench.core.result.system_of`, the one answer to "which system"; for a
-    folder run's ``--out``, its runs'), else the file's stem (a run's ``predictions.jsonl`` is
-    named after its folder, never "predictions")."""
+    folder run's ``--out``, its runs'), else the first word of the file's name that names no
+    format, role or split (``grep-run1.….test.tsv``: grep-run1), else its folder's (a run's
+    ``predictions.jsonl`` or ``test.predictions.jsonl.gz``, never "predictions" or "test")."""
     if given:
         return given
     found = system_of(pred)
     if found is not None:
         return found.name
     p = Path(pred)
-    stem = p.name.split(".")[0]
-    if p.is_dir() or stem in ("predictions", ""):
+    stem = next((x for x in p.name.split(".") if x.lower() not in _NOT_A_NAME), "")
+    if p.is_dir() or not stem:
         return (p if p.is_dir() else p.parent).resolve().name
     return stem
+
+
+#: Words of a predictions file's name that name its format, role or split, never a system
+#: (``test.predictions.jsonl.gz`` is named after its folder, not "test").
+_NOT_A_NAME = frozenset({"predictions", "preds", "pred", "answers", "jsonl", "json", "gz",
+                         "tsv", "lst", "txt", "jsonlines", "csv", "test", "dev", "validation",
+                         "train", ""})
 
 
 @dataclass

@@ -30,8 +30,25 @@ def infer_task(path: str | Path, *, kinds: Sequence[str] | None = ("choice",)) -
                 return task
         except PluginError as exc:  # a plugin's sniffer that fails: it alone is left out
             warn_once(exc.message)
+    other = _other_kind(head, [t for t in all_tasks() if t not in tasks])
+    if other is not None:
+        own = f"; its own commands run and score it (refbench {other.name} --help)" if (
+            other.commands is not None) else ""
+        raise UsageError(f"{p}: a {other.name} file ({other.kind}, not choice instances): no "
+                         f"choice model runs on it{own}")
     raise UsageError(f"{p}: cannot tell the task from the file; pass --task "
                      f"({', '.join(t.name for t in tasks)})")
+
+
+def _other_kind(head: FileHead, others: Sequence[Task]) -> Task | None:
+    """The task of another kind than asked (TNE's documents) that recognises the file."""
+    for task in sorted(others, key=lambda t: t.sniff_order):
+        try:
+            if task.sniff(head):
+                return task
+        except PluginError:
+            continue
+    return None
 
 
 def read_choices(path: str | Path, *, task: Task | None = None,

@@ -9,7 +9,7 @@ each document with the task's page and reads a run's predictions through :meth:`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,4 +24,9 @@ class Documents:
     def document_scores(self, data: Sequence[Path], predictions: Path, *, stamp: str
                         ) -> dict[str, float]:
         """The headline score of every document, for compare's paired test over documents."""
+        raise NotImplementedError
+
+    def texts(self, path: Path) -> Iterable[tuple[str, str]]:
+        """(id, text) of every document of a data file: what the selection check compares with
+        the test documents of the known releases (:mod:`refbench.tasks.selection`)."""
         raise NotImplementedError

@@ -150,6 +150,8 @@ def _print_summary(stats: dict[str, Any], out: Path, elapsed: float) -> None:
     shared = stats["resources"]["shared_between_splits"]
     console.print("splits disjoint (names, occupations, locations, templates, noise): "
                   + ("NO: see stats.json" if not stats["split_overlap_ok"] else
+                     "not checked (one split generated: nothing to compare it with)"
+                     if len(cfg["splits"]) < 2 else
                      "yes" if not shared else
                      "yes, except pools too small to split, shared by every split: "
                      + ", ".join(shared)))

@@ -164,7 +164,8 @@ def stats(files: tuple[Path, ...], total: bool, as_json: bool) -> None:
               default="leaderboard", show_default=True, help="leaderboard or refbench.")
 def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
     """Convert predictions between refbench JSONL and the leaderboard format (n x n preposition
-    ids). SRC may also be the gold documents themselves (gold to leaderboard answers)."""
+    ids). SRC is a predictions file or a run folder (refbench tne baseline --out), or the gold
+    documents themselves (gold to leaderboard answers)."""
     from refbench.core.errors import UsageError
     from refbench.tasks.tne.predictions import gold_relations, read_predictions, write_predictions
     from refbench.tasks.tne.read import read_documents
@@ -172,6 +173,13 @@ def convert(src: Path, dst: Path, gold: Path, target: str) -> None:
     if target not in ("leaderboard", "refbench"):
         raise UsageError("--to must be leaderboard or refbench")
     docs = read_documents(gold)
+    if src.is_dir():  # a run folder (refbench tne baseline / predict --out): its predictions
+        found = [src / n for n in ("predictions.jsonl", "predictions.jsonl.gz")
+                 if (src / n).is_file()]
+        if not found:
+            raise UsageError(f"{src}: a folder without predictions.jsonl; give a run folder "
+                             "(refbench tne baseline --out) or a predictions file")
+        src = found[0]
     if src.resolve() == gold.resolve():
         rels = [gold_relations(d) for d in docs]
     else:
@@ -257,7 +265,8 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     complement MLPs, pair MLP; multi-label targets), one document per step, selecting the
     epoch and the link threshold on dev; checkpoints every N steps, --resume continues exactly.
     """
-    from refbench.core.trainer import TrainJob
+    from refbench.core.trainer import TrainJob, note_training_kept
+    from refbench.tasks.selection import check_selection
     from refbench.tasks.tne.models.train import TneTrainer
 
     set_threads(threads)
@@ -268,6 +277,8 @@ def train(data: Path, dev: Path | None, out: Path, head: str, epochs: int, lr: f
     trainer = TneTrainer(None, **{k: v for k, v in given.items() if v is not None})
     job = TrainJob(data=data, dev=dev, out=out, seed=seed, resume=resume, device=device,
                    progress=not as_json)
+    check_selection(job)
+    note_training_kept(out)
     report = trainer.train(job)
     if as_json:
         print_json(report)

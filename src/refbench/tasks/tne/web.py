@@ -4,7 +4,7 @@ compare's paired tests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +49,8 @@ class TneDocuments(Documents):
         st = predictions.stat()
         return document_scores(tuple(str(f) for f in data), stamp, str(predictions),
                                (st.st_size, st.st_mtime_ns))
+
+    def texts(self, path: Path) -> Iterable[tuple[str, str]]:
+        from refbench.tasks.tne.read import read_documents
+
+        return ((doc.id, doc.text) for doc in read_documents(path))

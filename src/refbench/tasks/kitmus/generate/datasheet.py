@@ -180,10 +180,12 @@ def _contents(stats: dict[str, Any]) -> list[str]:
         "equally often (within one), so position baselines (first, last, nearest) score chance.",
         "",
         "## Split overlap (shared items; 0 everywhere means disjoint)",
-        f"Disjoint: {'yes' if stats['split_overlap_ok'] else 'NO'}"
-        + (" (except the pools too small to split, listed under Resources)"
-           if stats["split_overlap_ok"] and stats["resources"]["shared_between_splits"]
-           else ""),
+        ("Disjoint: not checked (one split generated)"
+         if stats["split_overlap_ok"] and len(stats["config"]["splits"]) < 2 else
+         f"Disjoint: {'yes' if stats['split_overlap_ok'] else 'NO'}"
+         + (" (except the pools too small to split, listed under Resources)"
+            if stats["split_overlap_ok"] and stats["resources"]["shared_between_splits"]
+            else "")),
         "",
         _table(overlap_rows, overlap_header) if overlap_rows else "(only one split generated)",
         "",

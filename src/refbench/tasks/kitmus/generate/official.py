@@ -20,9 +20,9 @@ from refbench.tasks.kitmus.generate.resources import (
     Resources,
     Tagged,
     entity_count,
+    make_resources,
     resource_hash,
     resource_json,
-    validate_resources,
 )
 from refbench.tasks.kitmus.generate.templates import Template, parse_template
 
@@ -142,8 +142,9 @@ def load_official(directory: str | Path) -> Resources:
             files[str(p.relative_to(root))] = resource_hash(p)
         return p
 
-    names = [row["lastname"].strip() for _, row in
-             _csv_rows(seen(root / "names.csv"), ["lastname"]) if row["lastname"].strip()]
+    names_path = seen(root / "names.csv")
+    names = [(number, row["lastname"].strip()) for number, row in
+             _csv_rows(names_path, ["lastname"]) if row["lastname"].strip()]
 
     vocab_path = seen(root / "vocab.json")
     vocab_raw = resource_json(vocab_path, "the vocabulary")
@@ -229,18 +230,7 @@ def load_official(directory: str | Path) -> Resources:
             path=mpath, line=1)
         for key, value in mraw.items()
     }
-    return validate_resources(
-        Resources(
-            names=tuple(names),
-            occupations=occupations,
-            situations=situations,
-            locations=tuple(locations),
-            noise=noise,
-            pronouns=pronouns,
-            templates=templates,
-            mention_templates=mention_templates,
-            source=str(root),
-            files=files,
-        ),
-        path=root,
-    )
+    return make_resources(
+        names=names, names_path=names_path, occupations=occupations, situations=situations,
+        locations=tuple(locations), noise=noise, pronouns=pronouns, templates=templates,
+        mention_templates=mention_templates, root=root, files=files)

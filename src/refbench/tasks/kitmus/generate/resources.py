@@ -18,6 +18,7 @@ simply make the variants that need them unavailable.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,14 +130,14 @@ def load_native(directory: str | Path) -> Resources:
         return p
 
     names_path = need("names.txt")
-    names: list[str] = []
+    names: list[tuple[int, str]] = []
     for number, line in read_lines(names_path):
         name = line.strip()
         if not name:
             continue
         if any(ch in name for ch in "/\t") or not name[0].isalpha():
             raise ResourceError(f"not a usable name: {name!r}", path=names_path, line=number)
-        names.append(name)
+        names.append((number, name))
 
     occ_path = need("occupations.tsv")
     occ_cols = [f"occupation_{s}" for s in OCCUPATION_SOURCES]
@@ -187,21 +188,12 @@ def load_native(directory: str | Path) -> Resources:
 
     tpl_path = need("templates.json")
     templates, mention_templates = _load_templates_json(tpl_path)
-    return validate_resources(
-        Resources(
-            names=tuple(names),
-            occupations={k: tuple(v) for k, v in occupations.items()},
-            situations={k: tuple(v) for k, v in situations.items()},
-            locations=tuple(locations),
-            noise=noise,
-            pronouns=tuple(pronouns),
-            templates=templates,
-            mention_templates=mention_templates,
-            source=str(root),
-            files=files,
-        ),
-        path=root,
-    )
+    return make_resources(
+        names=names, names_path=names_path,
+        occupations={k: tuple(v) for k, v in occupations.items()},
+        situations={k: tuple(v) for k, v in situations.items()},
+        locations=tuple(locations), noise=noise, pronouns=tuple(pronouns),
+        templates=templates, mention_templates=mention_templates, root=root, files=files)
 
 
 def _load_templates_json(path: Path) -> tuple[dict[str, tuple[Template, ...]], dict[int, Template]]:
@@ -242,8 +234,32 @@ def entity_count(key: str, *, path: Path) -> int:
     return int(head)
 
 
+def make_resources(*, names: Sequence[tuple[int, str]], names_path: Path,
+                   occupations: dict[str, tuple[Tagged, ...]],
+                   situations: dict[str, tuple[Tagged, ...]], locations: tuple[Location, ...],
+                   noise: dict[str, tuple[Tagged, ...]], pronouns: tuple[Pronoun, ...],
+                   templates: dict[str, tuple[Template, ...]],
+                   mention_templates: dict[int, Template], root: Path,
+                   files: dict[str, str]) -> Resources:
+    """The one place every layout's loader builds its :class:`Resources` and has it checked:
+    ``names`` as (line, name) of ``names_path``, so a repeated name is refused naming both
+    lines (two entities of one instance could otherwise share a name, whichever splits and
+    sizes are generated), then the cross-file checks (:func:`validate_resources`)."""
+    first: dict[str, int] = {}
+    for line, name in names:
+        if name in first:
+            raise ResourceError(f"the name {name!r} occurs twice (also on line {first[name]}); "
+                                "every name must be unique, or two entities of an instance "
+                                "can share it", path=names_path, line=line)
+        first[name] = line
+    return validate_resources(Resources(
+        names=tuple(n for _, n in names), occupations=occupations, situations=situations,
+        locations=locations, noise=noise, pronouns=pronouns, templates=templates,
+        mention_templates=mention_templates, source=str(root), files=files), path=root)
+
+
 def validate_resources(res: Resources, *, path: Path | str) -> Resources:
-    """Cross-file checks shared by every layout."""
+    """Cross-file checks shared by every layout (:func:`make_resources` runs them)."""
     if "real" not in res.occupations or "real" not in res.situations:
         raise ResourceError("real occupations and situations are required", path=path)
     n = res.n_occupations
