@@ -76,6 +76,10 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     this process writes the cache.
     """
     state = state or RunState()
+    # a model of unversioned code (a function from a notebook: refbench.models.user) never
+    # reads nor writes the prediction cache; its config() records why
+    if getattr(model, "cacheable", True) is False:
+        store = None
     fp = model.fingerprint()
     hashes = [inst.fingerprint() for inst in instances]
     cached = store.cached(fp, hashes) if store else {}
@@ -157,7 +161,8 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
 def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
               store: Store | None = None, progress: bool = True,
               on_invalid: InvalidInstances | None = None, task: Task | None = None,
-              engine: Engine | None = None) -> dict[str, Any]:
+              engine: Engine | None = None, model: ChoiceModel | None = None
+              ) -> dict[str, Any]:
     """Run one model on every data file of a folder (a KITMUS suite: every subtask of
     ``settings.split``) and combine the runs into the task's folder result (a table)."""
     s = RunSettings(settings) if isinstance(settings, str) else settings
@@ -165,7 +170,7 @@ def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
     assert t.folder is not None
     if s.limit is not None and t.folder.limit_refused:
         raise UsageError(f"--limit on a {t.title} folder: {t.folder.limit_refused}")
-    model = build_model(s.model, s.model_options)
+    model = model or build_model(s.model, s.model_options)
     runs = []
     for gold, sub, labels in t.folder.files(suite, split=s.split):
         m = run_model(s, gold, out / sub, task=t, store=store, progress=progress,
