@@ -18,12 +18,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import finite, write_text_atomic
+from refbench.core.progress import progress_bar
 from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
@@ -91,8 +90,8 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     pairs = list(zip(hashes, instances, strict=True))
     chunks = [pairs[i:i + model.batch_size] for i in range(0, len(pairs), model.batch_size)]
     todo = [c for c in chunks if any(h not in cached for h, _ in c)]
-    with tqdm(total=len(instances), initial=len(instances) - sum(map(len, todo)), desc=desc,
-              unit="inst", disable=not progress) as bar:
+    with progress_bar(total=len(instances), initial=len(instances) - sum(map(len, todo)),
+                      desc=desc, unit="inst", disable=not progress) as bar:
         for chunk, results in predictor(model, todo):
             for (h, inst), res in zip(chunk, results, strict=True):
                 if res.answer is not None and not 0 <= res.answer < len(inst.candidates):
