@@ -74,6 +74,7 @@ def test_plots_keep_a_bar_readable_at_one_row_and_at_twenty() -> None:
                     for k in range(20))
     twenty = dataclasses.replace(result, figures=figures).plot()
     assert len(one.axes[0].patches) == 1 and len(twenty.axes[0].patches) == 20
+    assert one._repr_png_().startswith(b"\x89PNG\r\n\x1a\n")  # a notebook shows it
     # one bar is no strip: a row is as tall as a row of twenty (about 0.3 inch, 24 px at
     # matplotlib's default 100 dpi... and more), and twenty rows do not overlap
     assert _bar_inches(one) >= 0.3 and _bar_inches(twenty) >= 0.25

@@ -28,7 +28,7 @@ def has_widgets() -> bool:
     return importlib.util.find_spec("ipywidgets") is not None
 
 
-def bar_class() -> type[Any]:
+def bar_class() -> Any:
     """tqdm's notebook bar in a kernel with ``ipywidgets``, else its text bar."""
     if in_kernel() and has_widgets():
         from tqdm.notebook import tqdm as notebook_tqdm

@@ -50,7 +50,7 @@ class FunctionLoglik(LoglikModel):
                              "list of (context, continuation) pairs")
         super(LoglikModel, self).__init__(None, **options)
         self.fn = fn
-        self.name = name or getattr(fn, "__qualname__", "loglik")
+        self.name = name or str(getattr(fn, "__qualname__", "loglik"))
         self.code = qualified_name(fn)
         self.user_version = None if version is None else str(version)
         self.server = None
@@ -69,7 +69,7 @@ class FunctionLoglik(LoglikModel):
             raise RefbenchError(f"loglik function {self.code} returned {what} for "
                                 f"{len(requests)} requests; expected one log-probability "
                                 "(a number) per (context, continuation)")
-        out = []
+        out: list[Scored] = []
         for k, ((_, cont), value) in enumerate(zip(requests, got, strict=True)):
             if not isinstance(value, numbers.Real) or isinstance(value, bool):
                 raise RefbenchError(f"loglik function {self.code} returned {value!r} for "

@@ -68,6 +68,8 @@ class UserModel(ChoiceModel):
         super().__init__(None)
         self.target = target
         self.inner = target if isinstance(target, ChoiceModel) else None
+        self.fn: Callable[..., Any] = target.predict if isinstance(target, ChoiceModel) \
+            else target
         self.name = name
         self.code = code
         self.user_version = version
@@ -107,7 +109,7 @@ class UserModel(ChoiceModel):
             got = self._call(self.inner.predict, list(batch), batch)
             return self._model_outputs(batch, got)
         if self.batch:
-            got = self._call(self.target, list(batch), batch)
+            got = self._call(self.fn, list(batch), batch)
             if not isinstance(got, list | tuple) or len(got) != len(batch):
                 what = f"{len(got)} answers" if isinstance(got, list | tuple) \
                     else f"a {type(got).__name__}"
@@ -115,7 +117,7 @@ class UserModel(ChoiceModel):
                                     f"{len(batch)} instances; expected a list of one answer "
                                     "per instance", item=_ids(batch))
             return [self._output(inst, a) for inst, a in zip(batch, got, strict=True)]
-        return [self._output(inst, self._call(self.target, inst, [inst])) for inst in batch]
+        return [self._output(inst, self._call(self.fn, inst, [inst])) for inst in batch]
 
     def what(self) -> str:
         kind = "model" if self.inner is not None else "function"
@@ -148,10 +150,10 @@ class UserModel(ChoiceModel):
                                 f"(timeout={self.timeout:g} s per instance); it may still be "
                                 "running in the background", item=_ids(batch))
         if "error" in box:
-            exc = box["error"]
-            if isinstance(exc, RefbenchError | KeyboardInterrupt):
-                raise exc
-            raise self._raised(exc, batch) from exc
+            failed: BaseException = box["error"]
+            if isinstance(failed, RefbenchError | KeyboardInterrupt):
+                raise failed
+            raise self._raised(failed, batch) from failed
         return box["value"]
 
     def _raised(self, exc: BaseException, batch: Sequence[ChoiceInstance]) -> RefbenchError:
@@ -267,7 +269,8 @@ def user_model(obj: Any, *, system: str | None = None, version: str | int | None
         return UserModel(obj, name=system or own, code=qualified_name(obj),
                          version=None if version is None else str(version),
                          batch_size=batch_size, timeout=timeout)
-    return UserModel(obj, name=system or getattr(obj, "__qualname__", type(obj).__qualname__),
+    own_name = str(getattr(obj, "__qualname__", type(obj).__qualname__))
+    return UserModel(obj, name=system or own_name,
                      code=qualified_name(obj), version=None if version is None else str(version),
                      batch=bool(batch), batch_size=batch_size, timeout=float(timeout)
                      if timeout is not None else None)

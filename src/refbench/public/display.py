@@ -5,6 +5,7 @@ one of twenty), and :func:`results_frame`, one DataFrame of many Results."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -42,6 +43,25 @@ def interval_text(interval: tuple[float, float] | None) -> str:
     return "" if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
+_FIGURE: list[type[Any]] = []
+
+
+def notebook_figure(**kwargs: Any) -> Any:
+    """A matplotlib figure that a notebook shows as a PNG when it is a cell's value, whatever
+    the backend (it is not a pyplot figure, so the inline backend never shows it twice)."""
+    if not _FIGURE:
+        from matplotlib.figure import Figure as MplFigure
+
+        class NotebookFigure(MplFigure):
+            def _repr_png_(self) -> bytes:
+                buf = io.BytesIO()
+                self.savefig(buf, format="png", dpi=100)
+                return buf.getvalue()
+
+        _FIGURE.append(NotebookFigure)
+    return _FIGURE[0](**kwargs)
+
+
 def bar_figure(labels: Sequence[str], values: Sequence[float],
                intervals: Sequence[tuple[float, float] | None], *, title: str, xlabel: str,
                xlim: tuple[float, float] | None, zero_line: bool = False,
@@ -49,11 +69,9 @@ def bar_figure(labels: Sequence[str], values: Sequence[float],
     """Horizontal bars (or, with ``zero_line``, points) with interval whiskers, one row per
     label, top to bottom; the height grows with the rows so a bar keeps its thickness, and a
     single row still leaves room for its label, title and axis."""
-    from matplotlib.figure import Figure as MplFigure
-
     n = max(1, len(labels))
     longest = max((len(s) for s in labels), default=8)
-    fig = MplFigure(figsize=(min(12.0, 5.0 + 0.06 * longest), max(MIN_INCHES,
+    fig = notebook_figure(figsize=(min(12.0, 5.0 + 0.06 * longest), max(MIN_INCHES,
                                                                  1.2 + ROW_INCHES * n)))
     ax = fig.add_subplot()
     ys = list(range(len(labels)))
@@ -87,7 +105,6 @@ def results_frame(results: Sequence[Any]) -> Any:
     columns="benchmark", values="value")``."""
     from refbench.core.errors import UsageError
     from refbench.core.result import Result as TypedResult
-    from refbench.public.dataset import pandas
     from refbench.tasks.lookup import get_task
 
     flat: list[TypedResult] = []
@@ -113,4 +130,6 @@ def results_frame(results: Sequence[Any]) -> Any:
                          "of": r.coverage.of, "partial": r.is_partial})
     columns = ["system", "benchmark", "task", "split", "figure", "value", "low", "high",
                "headline", "n", "of", "partial"]
-    return pandas().DataFrame(rows, columns=columns)
+    import importlib
+
+    return importlib.import_module("pandas").DataFrame(rows, columns=columns)
