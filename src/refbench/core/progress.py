@@ -29,14 +29,30 @@ def has_widgets() -> bool:
 
 
 def bar_class() -> Any:
-    """tqdm's notebook bar in a kernel with ``ipywidgets``, else its text bar."""
-    if in_kernel() and has_widgets():
-        from tqdm.notebook import tqdm as notebook_tqdm
+    """tqdm's notebook bar in a kernel with ``ipywidgets``, else its text bar. In a kernel
+    without ``ipywidgets``, ``tqdm.auto`` is settled on the text bar here, quietly, so that the
+    libraries a notebook imports next (transformers) use it without tqdm's warning."""
+    if in_kernel():
+        if has_widgets():
+            from tqdm.notebook import tqdm as notebook_tqdm
 
-        return notebook_tqdm
+            return notebook_tqdm
+        _quiet_auto()
     from tqdm.std import tqdm as text_tqdm
 
     return text_tqdm
+
+
+def _quiet_auto() -> None:
+    if "tqdm.autonotebook" in sys.modules:
+        return
+    import warnings
+
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TqdmWarning)
+        import tqdm.autonotebook  # noqa: F401
 
 
 def progress_bar(**kwargs: Any) -> Any:

@@ -69,10 +69,14 @@ def bar_figure(labels: Sequence[str], values: Sequence[float],
     """Horizontal bars (or, with ``zero_line``, points) with interval whiskers, one row per
     label, top to bottom; the height grows with the rows so a bar keeps its thickness, and a
     single row still leaves room for its label, title and axis."""
+    import textwrap
+
     n = max(1, len(labels))
     longest = max((len(s) for s in labels), default=8)
-    fig = notebook_figure(figsize=(min(12.0, 5.0 + 0.06 * longest), max(MIN_INCHES,
-                                                                 1.2 + ROW_INCHES * n)))
+    width = min(12.0, 5.0 + 0.06 * longest)
+    title = textwrap.fill(title, width=int(width * 12))  # a long label wraps, never is cut
+    lines = title.count("\n")
+    fig = notebook_figure(figsize=(width, max(MIN_INCHES, 1.2 + ROW_INCHES * n) + 0.17 * lines))
     ax = fig.add_subplot()
     ys = list(range(len(labels)))
     low = [v - (i or (v, v))[0] for v, i in zip(values, intervals, strict=True)]
