@@ -27,7 +27,7 @@ version = release
 
 # myst_nb brings myst_parser (the Markdown pages) and reads .ipynb notebooks
 extensions = ["myst_nb", "sphinx_click", "sphinx.ext.autodoc"]
-source_suffix = {".md": "markdown", ".ipynb": "myst-nb"}
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 nb_execution_mode = "off"
 
 root_doc = "index"

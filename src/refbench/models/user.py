@@ -1,5 +1,5 @@
-"""Models from the user's own session: a :class:`ChoiceModel` instance or subclass, or a plain
-function, run by ``refbench.run(model, data)`` as any registered model is.
+"""Models from the user's own session: a :class:`refbench.api.ChoiceModel` instance or
+subclass, or a plain function, run by ``refbench.run(model, data)`` as any registered model is.
 
 A function takes one instance and returns the chosen candidate's index or one score per
 candidate (``batch=True``: it takes a list of instances and returns one such answer per
@@ -11,10 +11,11 @@ never read from nor written to the prediction cache (``cacheable = False``; the 
 ``not cached: unversioned code``).
 
 Whatever the user's code does wrong (raises, returns the wrong type or the wrong number of
-scores, hangs past ``timeout`` seconds on an instance) is one :class:`RefbenchError` naming
-the instance and what was expected. The batches predicted before it stay in the cache (with
-``version=``), so a run with the fixed code resumes: an unbatched function is called in
-batches of one, so it loses only the failing instance.
+scores, hangs past ``timeout`` seconds on an instance) is one
+:class:`refbench.api.RefbenchError` naming the instance and what was expected. The batches
+predicted before it stay in the cache (with ``version=``), so a run with the fixed code
+resumes: an unbatched function is called in batches of one, so it loses only the failing
+instance.
 """
 
 from __future__ import annotations
