@@ -52,8 +52,8 @@ def test_transformers_and_function_adapters_give_llm_loglik_answers_on_wsc273() 
     diff = max(abs(a - b) for row in result.rows
                for a, b in zip(row["scores"], want[row["id"]]["scores"], strict=True))
     assert (same, len(result.rows)) == (273, 273) and diff < 1e-4, (same, diff)
-    assert result.figures["accuracy"] == sum(r["answer"] == r["gold"] for r in want.values()
-                                             ) / 273
+    assert result.figures["accuracy"] == sum(want[r["id"]]["answer"] == r["gold"]
+                                             for r in result.rows) / 273
     # a log-likelihood function of the same scores: the same requests (a missing one is a
     # KeyError), the same answers and acc_norm
     calls: list[int] = []
