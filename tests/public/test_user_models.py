@@ -192,3 +192,22 @@ def test_scores_and_batches_give_the_answers_and_a_version_keys_the_cache() -> N
     assert v1.fingerprint() == user_model(scores, version="1").fingerprint()
     assert v1.fingerprint() != user_model(scores, version="2").fingerprint()
     assert user_model(FirstModel, version=1).config()["model"]["name"] == "first"
+
+
+def test_a_notebook_class_graduates_to_a_plugin_unchanged(plugins_installed: None,
+                                                          tmp_path: Path) -> None:
+    """The plugin fixture's class, run as an object of the session and by its entry point's
+    name (what ``refbench run --model always-second`` builds): the same answers, scores and
+    figures; only the cache differs (a plugin's always, the session's with version=)."""
+    from refbench_plugin_demo.model import AlwaysSecond  # type: ignore[import-not-found]
+
+    import refbench
+
+    as_object = refbench.run(AlwaysSecond(), TINY, store=None, progress=False)
+    by_name = refbench.run("always-second", TINY, store=None, progress=False)
+    assert isinstance(as_object, refbench.Result) and isinstance(by_name, refbench.Result)
+    assert as_object.system.name == by_name.system.name == "always-second"
+    assert [dict(r) for r in as_object.rows] == [dict(r) for r in by_name.rows]
+    assert as_object.figures.as_dict() == by_name.figures.as_dict()
+    assert not user_model(AlwaysSecond()).cacheable
+    assert user_model(AlwaysSecond(), version="1").cacheable
