@@ -8,10 +8,13 @@ From Python::
     result = refbench.run("first", "wsc273", limit=50)  # what `refbench run` does
     result.figures["accuracy"], result.intervals, result.to_pandas()
     refbench.compare([result, refbench.run("random", "wsc273", limit=50)])
+    refbench.run(my_function, "wsc273", system="mine")  # a model of the session
+    refbench.results_frame([result, ...])               # one DataFrame of many results
 
-``load``, ``run``, ``evaluate``, ``compare``, ``report`` and their types (``Dataset``,
-``Result``, ``Comparison``, ``RefbenchError``) are imported on first use (:mod:`refbench.public`),
-so ``import refbench`` imports no heavy library. Plugins import :mod:`refbench.api`.
+``load``, ``run``, ``evaluate``, ``compare``, ``report``, ``results_frame`` and their types
+(``Dataset``, ``Result``, ``Comparison``, ``RefbenchError``) are imported on first use
+(:mod:`refbench.public`), so ``import refbench`` imports no heavy library. Plugins import
+:mod:`refbench.api`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from refbench.core.version import __version__
 
 __all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "compare",
-           "evaluate", "load", "report", "run"]
+           "evaluate", "load", "report", "results_frame", "run"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: the command line starts without it
 if TYPE_CHECKING:

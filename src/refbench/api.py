@@ -23,6 +23,17 @@ implements :meth:`Trainer.train` for a :class:`TrainJob` and declares its ``OPTI
 distribution they come from; a plugin that cannot be loaded is one error line and never stops
 another command. A plugin's commands show their examples with :func:`examples` (as their
 epilog), so that the tests that run every ``--help`` example run theirs too.
+
+From a notebook to the command line: a :class:`ChoiceModel` subclass written in a notebook runs
+there as it is (``refbench.run(LongestName(), "wsc273")``, :mod:`refbench.models.user`), and the
+same class, unchanged, becomes a plugin: move it into a module of a package, declare it under
+``[project.entry-points."refbench.models"]`` (``longest-name =
+"my_package.models:LongestName"``) and ``pip install -e .`` the package; then ``refbench run
+--model longest-name`` and ``refbench.run("longest-name", ...)`` build it from that entry point
+(the entry point's name is its spec; its keyword options become ``OPTIONS`` when the command
+line is to set them). A plain function becomes a plugin as the ``predict`` of a small subclass.
+In the notebook its predictions are cached only with ``version=``; as a plugin they always are,
+keyed by :meth:`ChoiceModel.config`.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ from __future__ import annotations
 from refbench.core.errors import RefbenchError
 from refbench.public.compare import Comparison, Pair, compare
 from refbench.public.dataset import Dataset, load
+from refbench.public.display import results_frame
 from refbench.public.results import Figures, Result
 from refbench.public.running import DEFAULT_STORE, evaluate, report, run
 
 __all__ = ["DEFAULT_STORE", "Comparison", "Dataset", "Figures", "Pair", "RefbenchError",
-           "Result", "compare", "evaluate", "load", "report", "run"]
+           "Result", "compare", "evaluate", "load", "report", "results_frame", "run"]

@@ -52,6 +52,35 @@ class Comparison:
 
         return pandas().DataFrame([vars(p) for p in self.pairs])
 
+    def _repr_html_(self) -> str:
+        """The paired-test table: one row per pair."""
+        from refbench.public.display import html_table
+
+        rows = [(p.a, p.b, p.n, p.accuracy_a, p.accuracy_b,
+                 f"{p.diff:+.3f} [{p.diff_low:+.3f}, {p.diff_high:+.3f}]", p.mcnemar_p,
+                 p.holm_mcnemar_p, p.bootstrap_p, p.holm_bootstrap_p) for p in self.pairs]
+        return html_table(("a", "b", "n", "accuracy a", "accuracy b", "diff (95%)",
+                           "McNemar p", "Holm", "bootstrap p", "Holm"), rows,
+                          caption=f"paired tests ({self.resamples} bootstrap resamples, "
+                                  f"seed {self.seed}; p adjusted over the pairs by Holm)")
+
+    def plot(self, *, title: str | None = None) -> Any:
+        """Each pair's accuracy difference (a minus b) with its 95% paired-bootstrap interval
+        and McNemar's p (Holm-adjusted), as a matplotlib figure; one row per pair."""
+        from refbench.public.display import bar_figure
+
+        notes = [f"p={p.holm_mcnemar_p if p.holm_mcnemar_p is not None else p.mcnemar_p:.3g}"
+                 for p in self.pairs]
+        widest = max((max(abs(p.diff_low), abs(p.diff_high)) for p in self.pairs),
+                     default=0.1)
+        edge = min(1.0, max(0.05, widest * 1.15))
+        return bar_figure([f"{p.a} vs {p.b}" for p in self.pairs],
+                          [p.diff for p in self.pairs],
+                          [(p.diff_low, p.diff_high) for p in self.pairs],
+                          title=title or "accuracy difference, a minus b (McNemar p, Holm)",
+                          xlabel="difference in accuracy (95% paired bootstrap)",
+                          xlim=(-edge, edge), zero_line=True, notes=notes)
+
     def __repr__(self) -> str:
         lines = [f"{p.a} vs {p.b}: diff {p.diff:+.3f} [{p.diff_low:+.3f}, {p.diff_high:+.3f}],"
                  f" McNemar p={p.mcnemar_p:.4g}, bootstrap p={p.bootstrap_p:.4g} (n={p.n})"

@@ -93,6 +93,27 @@ class Dataset:
     def __repr__(self) -> str:
         return f"<Dataset {self.task.name}: {len(self)} instances from {self.path}>"
 
+    def _repr_html_(self, rows: int = 5) -> str:
+        """A notebook's view: the task, the counts (instances, with gold, candidates per
+        instance) and the first rows; the data's text is escaped."""
+        from collections import Counter
+        from html import escape
+
+        from refbench.public.display import html_table, short
+
+        sizes = Counter(len(i.candidates) for i in self.instances)
+        gold = sum(i.gold is not None for i in self.instances)
+        caption = (f"<b>{escape(self.task.name)}</b>: {len(self)} instances ({gold} with "
+                   f"gold; candidates per instance: "
+                   f"{escape(', '.join(f'{k}: {n}' for k, n in sorted(sizes.items())))}) "
+                   f"from {escape(str(self.path))}")
+        shown = [(i.id, short(i.context), i.expression,
+                  " | ".join(c.text for c in i.candidates), i.gold)
+                 for i in self.instances[:rows]]
+        more = f"<p>… {len(self) - rows} more</p>" if len(self) > rows else ""
+        return html_table(("id", "context", "expression", "candidates", "gold"), shown,
+                          caption=caption) + more
+
     def to_pandas(self) -> Any:
         """One row per instance: ``id``, ``context``, ``expression``, ``candidates`` (their
         texts), ``gold`` (an index, None without gold) and the task's slice keys."""

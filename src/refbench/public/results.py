@@ -95,24 +95,28 @@ class Result(TypedResult):
         return pandas().DataFrame([dict(r) for r in self.rows])
 
     def plot(self, *, title: str | None = None) -> Any:
-        """The figures (fractions) with their 95% intervals, as a matplotlib figure."""
-        from matplotlib.figure import Figure as MplFigure
+        """The figures (fractions) with their 95% intervals, as a matplotlib figure: one bar
+        per figure, as thick for one figure as for twenty."""
+        from refbench.public.display import bar_figure
 
         shown = [f for f in self.figures if isinstance(f.value, float) and 0 <= f.value <= 1]
-        fig = MplFigure(figsize=(6, 0.5 + 0.45 * max(1, len(shown))))
-        ax = fig.add_subplot()
-        ys = list(range(len(shown)))
-        values = [float(f.value or 0.0) for f in shown]
-        err = [[v - (f.interval or (v, v))[0] for f, v in zip(shown, values, strict=True)],
-               [(f.interval or (v, v))[1] - v for f, v in zip(shown, values, strict=True)]]
-        ax.barh(ys, values, xerr=err, color="#4878a8", capsize=3)
-        ax.set_yticks(ys, [f.name for f in shown])
-        ax.invert_yaxis()
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("fraction (95% interval)")
-        ax.set_title(title or self.label(), fontsize=9)
-        fig.tight_layout()
-        return fig
+        return bar_figure([f.name for f in shown], [float(f.value or 0.0) for f in shown],
+                          [f.interval for f in shown], title=title or self.label(),
+                          xlabel="fraction (95% interval)", xlim=(0.0, 1.0))
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: what it is of (system, data, n of N, a partial mark) and each
+        figure with its interval."""
+        from html import escape
+
+        from refbench.public.display import html_table, interval_text
+
+        partial = " <b style='color:#a33'>partial</b>" if self.is_partial else ""
+        caption = (f"<b>{escape(self.system.name)}</b> on <b>{escape(self.data.name)}</b>"
+                   f"{escape(f', {self.data.split} split' if self.data.split else '')} "
+                   f"({escape(self.task)}): {escape(self.coverage.text())}{partial}")
+        rows = [(f.name, f.value, interval_text(f.interval)) for f in self.figures]
+        return html_table(("figure", "value", "95% interval"), rows, caption=caption)
 
 
 def instance_rows(task: Task, instances: Sequence[ChoiceInstance],

@@ -70,7 +70,7 @@ def read_run(folder: Path, task: Task, *, keep: bool) -> Result:
     return Result.of(typed, rows=rows, out_dir=folder if keep else None)
 
 
-def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | None = None,
+def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | None = None,
         system: str | None = None, out: str | Path | None = None, store: Any = DEFAULT_STORE,
         task: str | None = None, split: str | None = None, progress: bool = True,
         allow_transfer: bool = False, **model_options: Any) -> Result | list[Result]:
@@ -84,7 +84,14 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     (a KITMUS suite, a WinoBias release), gives a list of Results, one per data file.
     ``split``: a release's split (``run("first", NAME, split="dev")``), the split of a folder
     run whole (default: test), or, with a data file, the file's own split (else an error).
-    ``allow_transfer``: run a trained model on data of another task than its training's."""
+    ``allow_transfer``: run a trained model on data of another task than its training's.
+
+    ``model`` may also be an object of this session (:mod:`refbench.models.user`): a
+    ``ChoiceModel`` instance or subclass, a function of an instance (``batch=True``: of a list
+    of instances) returning a candidate index or one score per candidate, or a log-likelihood
+    adapter (``refbench.models.loglik``, ``refbench.models.from_transformers``); then
+    ``model_options`` are ``version=`` (makes its predictions cacheable), ``batch=``,
+    ``batch_size=``, ``timeout=`` (seconds per instance) and a subclass's own options."""
     from refbench.models.base import check_model_options, trained_reader_options
     from refbench.models.transfer import check_transfer
     from refbench.runs.multi import benchmarks, run_benchmarks, run_one
@@ -93,14 +100,24 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise UsageError(f"limit={limit!r}: expected a positive whole number")
-    options = check_model_options(model, model_options)
+    # --- a model object of the user's session (issue 51): built here, run as a prebuilt model
+    prebuilt = None
+    if not isinstance(model, str):
+        from refbench.models.user import user_model
+
+        prebuilt = user_model(model, system=system, **model_options)
+        model, model_options = prebuilt.name, {}
+    # --- end of the user-model block
+    options = {} if prebuilt is not None else check_model_options(model, model_options)
     several = not isinstance(data, str | Path)
     names = [str(d) for d in data] if not isinstance(data, str | Path) else [str(data)]
     paths = [run_data(d, split, task) for d in names]
-    check_transfer(model, lambda: [task_of(task, p) for p in paths], allow=allow_transfer,
-                   say=lambda line: warnings.warn(line, stacklevel=2))
+    if prebuilt is None:
+        check_transfer(model, lambda: [task_of(task, p) for p in paths], allow=allow_transfer,
+                       say=lambda line: warnings.warn(line, stacklevel=2))
     # as `refbench run`: a trained cross-encoder reads a data file the way it was trained
-    reader = {} if several or paths[0].is_dir() else trained_reader_options(model)
+    reader = {} if several or paths[0].is_dir() or prebuilt is not None \
+        else trained_reader_options(model)
     settings = RunSettings(model=model, model_options=options, reader_options=reader,
                            limit=limit, system=system, split=split or "test")
     the_task = None if task is None else task_of(task, paths[0])
@@ -108,10 +125,12 @@ def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | Non
     with _folder(out) as folder, _store(store) as st:
         if several:
             benches = benchmarks(names, paths)
-            run_benchmarks(settings, benches, folder, task=the_task, store=st, progress=show)
+            run_benchmarks(settings, benches, folder, task=the_task, store=st, progress=show,
+                           model=prebuilt)
             return [r for b in benches for r in _results(folder / b.folder, the_task,
                                                          keep=out is not None)]
-        run_one(settings, paths[0], folder, task=the_task, store=st, progress=show)
+        run_one(settings, paths[0], folder, task=the_task, store=st, progress=show,
+                model=prebuilt)
         found = _results(folder, the_task, keep=out is not None)
         return found if paths[0].is_dir() else found[0]
 

@@ -20,6 +20,7 @@ from typing import Any, TypedDict, cast
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import finite, write_text_atomic
+from refbench.models.base import ChoiceModel
 from refbench.runs.record import RunSettings
 from refbench.runs.runner import Engine, run_model, run_suite
 from refbench.runs.store import Store
@@ -104,22 +105,24 @@ def benchmarks(names: Sequence[str], paths: Sequence[Path]) -> list[Benchmark]:
 
 def run_one(settings: RunSettings, data: Path, out: Path, *, task: Task | None = None,
             store: Store | None = None, progress: bool = True,
-            on_invalid: InvalidInstances | None = None, engine: Engine | None = None
-            ) -> dict[str, Any]:
-    """One benchmark: a folder run whole, a data file run (what ``refbench run`` does)."""
+            on_invalid: InvalidInstances | None = None, engine: Engine | None = None,
+            model: ChoiceModel | None = None) -> dict[str, Any]:
+    """One benchmark: a folder run whole, a data file run (what ``refbench run`` does).
+    ``model``: an already built model (one of the user's session) instead of
+    ``settings.model``'s."""
     if data.is_dir():
         return run_suite(settings, data, out, store=store, progress=progress,
-                         on_invalid=on_invalid, task=task, engine=engine)
+                         on_invalid=on_invalid, task=task, engine=engine, model=model)
     return run_model(settings, data, out, task=task, store=store, progress=progress,
-                     on_invalid=on_invalid, engine=engine)
+                     on_invalid=on_invalid, engine=engine, model=model)
 
 
 def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Path, *,
                    task: Task | None = None, store: Store | None = None,
                    progress: bool = True, on_invalid: InvalidInstances | None = None,
                    engine: Engine | None = None,
-                   skip: Callable[[Benchmark, RefbenchError], bool] | None = None
-                   ) -> Summary:
+                   skip: Callable[[Benchmark, RefbenchError], bool] | None = None,
+                   model: ChoiceModel | None = None) -> Summary:
     """Run every benchmark into ``out/<folder>/`` and write ``out/summary.json``; returns the
     summary (``rows``; ``skipped``: what ``skip`` let pass, each with its one-line reason).
     ``skip(bench, error)``: whether an error of that benchmark is skipped (``--data all``
@@ -131,7 +134,8 @@ def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Pat
     for bench in benches:
         try:
             result = run_one(settings, bench.path, out / bench.folder, task=task, store=store,
-                             progress=progress, on_invalid=on_invalid, engine=engine)
+                             progress=progress, on_invalid=on_invalid, engine=engine,
+                             model=model)
         except RefbenchError as exc:
             if skip is None or not skip(bench, exc):
                 raise

@@ -19,12 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import finite, write_text_atomic
+from refbench.core.progress import progress_bar
 from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
@@ -78,6 +77,10 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     this process writes the cache.
     """
     state = state or RunState()
+    # a model of unversioned code (a function from a notebook: refbench.models.user) never
+    # reads nor writes the prediction cache; its config() records why
+    if getattr(model, "cacheable", True) is False:
+        store = None
     fp = model.fingerprint()
     hashes = [inst.fingerprint() for inst in instances]
     cached = store.cached(fp, hashes) if store else {}
@@ -89,8 +92,8 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     pairs = list(zip(hashes, instances, strict=True))
     chunks = [pairs[i:i + model.batch_size] for i in range(0, len(pairs), model.batch_size)]
     todo = [c for c in chunks if any(h not in cached for h, _ in c)]
-    with tqdm(total=len(instances), initial=len(instances) - sum(map(len, todo)), desc=desc,
-              unit="inst", disable=not progress) as bar:
+    with progress_bar(total=len(instances), initial=len(instances) - sum(map(len, todo)),
+                      desc=desc, unit="inst", disable=not progress) as bar:
         for chunk, results in predictor(model, todo):
             for (h, inst), res in zip(chunk, results, strict=True):
                 if res.answer is not None and not 0 <= res.answer < len(inst.candidates):
@@ -160,7 +163,8 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
 def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
               store: Store | None = None, progress: bool = True,
               on_invalid: InvalidInstances | None = None, task: Task | None = None,
-              engine: Engine | None = None) -> dict[str, Any]:
+              engine: Engine | None = None, model: ChoiceModel | None = None
+              ) -> dict[str, Any]:
     """Run one model on every data file of a folder (a KITMUS suite: every subtask of
     ``settings.split``) and combine the runs into the task's folder result (a table)."""
     s = RunSettings(settings) if isinstance(settings, str) else settings
@@ -168,7 +172,7 @@ def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
     assert t.folder is not None
     if s.limit is not None and t.folder.limit_refused:
         raise UsageError(f"--limit on a {t.title} folder: {t.folder.limit_refused}")
-    model = build_model(s.model, s.model_options)
+    model = model or build_model(s.model, s.model_options)
     runs = []
     for gold, sub, labels in t.folder.files(suite, split=s.split):
         m = run_model(s, gold, out / sub, task=t, store=store, progress=progress,
