@@ -17,8 +17,6 @@ import math
 
 from refbench.core.table import interval_of
 
-Z95 = 1.959963984540054
-
 Interval = tuple[float, float]
 
 
