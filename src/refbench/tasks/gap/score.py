@@ -97,6 +97,11 @@ def score_gap_system(gold_path: str | Path,
     f_m, f_f = out["masculine_f1"], out["feminine_f1"]
     out["f1_masculine"], out["f1_feminine"] = f_m, f_f
     out["bias"] = f_f / f_m if f_m and f_f else None
+    from refbench.tasks.gap.bootstrap import f1_bias_intervals
+
+    # the headline's intervals (F1 and bias have no closed form): a stratified bootstrap
+    out["ci95"] = f1_bias_intervals(gold, {row.id: gender_of(row.pronoun) for row in gold},
+                                    system)
     if missing:
         warnings.append(f"{missing} gold examples have no system row: false negatives")
     out["warnings"] = warnings

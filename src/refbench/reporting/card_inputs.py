@@ -1,0 +1,67 @@
+"""What the model card is made of, as :class:`~refbench.core.result.Result` objects: run
+folders and every run under a folder (a several-benchmark run's ``--out``, a KITMUS suite or a
+WinoBias release run: :func:`refbench.runs.record.run_folders`), result files (``refbench
+evaluate --out``), and runs recorded in the results store, filtered by system, task and data.
+Combined files (``summary.json``, ``suite-results.json``) are never read: the card combines
+the files' own results itself, by the task's headline."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.result import METRICS_FILE, Result
+from refbench.reporting.card import Entry
+
+
+def entries_in(paths: Sequence[str | Path]) -> list[Entry]:
+    """The results in ``paths``, each with the folder it came from."""
+    from refbench.runs.record import run_folders
+
+    out: list[Entry] = []
+    for given in paths:
+        p = Path(given)
+        if p.is_file():
+            out.append(Entry(Result.read(p), str(p.parent if p.name == METRICS_FILE else p)))
+            continue
+        if not p.exists():
+            raise RefbenchError("no such run folder or result file", path=p)
+        for folder, metrics in run_folders([p]):
+            rid = metrics.get("run_id")
+            out.append(Entry(Result.from_json(metrics, path=folder / METRICS_FILE),
+                             str(folder), rid if isinstance(rid, int) else None))
+    return out
+
+
+def _matches(given: str | None, *values: Any) -> bool:
+    return given is None or any(v is not None and given in (str(v), Path(str(v)).name)
+                                for v in values)
+
+
+def store_entries(store: Any, *, ids: Sequence[int] | None = None, tag: str | None = None,
+                  system: str | None = None, task: str | None = None,
+                  data: str | None = None) -> list[Entry]:
+    """Runs of a :class:`refbench.runs.store.Store`, oldest first: ``system`` matches a
+    display name or model spec, ``data`` a data path, its file name or its sha256."""
+    rows = list(reversed(store.runs(limit=None, ids=ids, tag=tag, task=task)))
+    if ids is not None:
+        missing = sorted(set(ids) - {r["run_id"] for r in rows})
+        if missing:
+            raise UsageError(f"no run {missing[0]} in the results store")
+    out = []
+    for row in rows:
+        if not _matches(system, row.get("system"), row.get("model")):
+            continue
+        full = store.get(row["run_id"])
+        if not _matches(data, full.get("data"), full.get("data_sha256")):
+            continue
+        metrics = dict(full["metrics"])
+        for key in ("system", "model", "model_fingerprint", "data", "data_sha256", "split",
+                    "created"):
+            if full.get(key) is not None:
+                metrics.setdefault(key, full[key])
+        out.append(Entry(Result.from_json(metrics, path=f"run {row['run_id']}"),
+                         full.get("out_dir"), int(row["run_id"])))
+    return out
