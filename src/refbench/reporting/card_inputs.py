@@ -65,3 +65,13 @@ def store_entries(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
         out.append(Entry(Result.from_json(metrics, path=f"run {row['run_id']}"),
                          full.get("out_dir"), int(row["run_id"])))
     return out
+
+
+def needs_card(paths: Sequence[Path]) -> bool:
+    """True when a path is a folder of runs with no result of its own (a several-benchmark
+    run's ``--out``): only the model card reports it; a run folder, a folder run with its
+    combined result and a result file keep their task's own tables."""
+    from refbench.reporting.results import folder_result_files
+
+    own = (METRICS_FILE, *folder_result_files())
+    return any(p.is_dir() and not any((p / name).is_file() for name in own) for p in paths)

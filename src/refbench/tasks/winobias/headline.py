@@ -12,7 +12,8 @@ from refbench.core.result import Result
 from refbench.metrics.intervals import absolute, exact_count, newcombe, wilson
 from refbench.tasks.headline import Headline, HeadlineFigure
 
-HEADLINE = (Headline("pro", "Pro"), Headline("anti", "Anti"), Headline("avg", "Avg"),
+HEADLINE = (Headline("pro", "Pro", chance=True), Headline("anti", "Anti", chance=True),
+            Headline("avg", "Avg", chance=True),
             Headline("diff", "Diff", "newcombe"))
 
 
