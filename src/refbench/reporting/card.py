@@ -215,7 +215,7 @@ def build_card(items: Iterable[Entry | Result], *, notes: Sequence[str] = ()) ->
         task = find_task(bench.task)
         figures = task.headline_figures([e.result for e in group]) if task is not None else []
         cells[(system, bench.name)] = Cell(system, bench, figures, group)
-    ordered = list(benches.values())
+    ordered = sorted(benches.values(), key=lambda b: b.name)  # the same from folders or store
     for bench in ordered:
         task = find_task(bench.task)
         if task is None:
