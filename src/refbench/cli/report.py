@@ -144,7 +144,7 @@ def _card(results: tuple[Path, ...], *, from_store: bool, store: Path | None,
           as_json: bool, against: str | None) -> None:
     """The model card of the results or the store's runs (``refbench.card``)."""
     from refbench.core.errors import UsageError
-    from refbench.public.card import card, entries_of
+    from refbench.reporting.card_inputs import make_card
 
     if from_store:
         from refbench.reporting.card_inputs import store_entries
@@ -156,11 +156,11 @@ def _card(results: tuple[Path, ...], *, from_store: bool, store: Path | None,
             entries = store_entries(st, ids=ids, tag=tag, system=system, task=task, data=data)
         if not entries:
             raise UsageError("no runs in the results store match")
+        made = make_card(entries, against=against)
     elif results:
-        entries = entries_of(results)
+        made = make_card(results, against=against)
     else:
         raise UsageError("give run folders or result files, or --from-store")
-    made = card(entries, against=against)
     if as_json:
         from refbench.core.commands import print_json
 

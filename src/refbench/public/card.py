@@ -5,13 +5,12 @@ result files, and the tables ``refbench report`` prints. Errors are raised
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import UsageError
 from refbench.core.result import Result as TypedResult
-from refbench.reporting.card import Entry, ModelCard, build_card
+from refbench.reporting.card import ModelCard
 
 FORMATS = {"markdown": "md", "md": "md", "latex": "latex", "html": "html", "csv": "csv"}
 
@@ -20,40 +19,15 @@ def _items(results: Any) -> list[Any]:
     return [results] if isinstance(results, TypedResult | str | Path) else list(results)
 
 
-def entries_of(results: Iterable[Any]) -> list[Entry]:
-    """Results (kept with their run folder when they kept one), run folders and result
-    files, as the card's entries."""
-    from refbench.reporting.card_inputs import entries_in
-
-    out: list[Entry] = []
-    for item in results:
-        if isinstance(item, Entry):
-            out.append(item)
-        elif isinstance(item, TypedResult):
-            source = getattr(item, "out_dir", None)
-            out.append(Entry(item, source if isinstance(source, str) else None))
-        elif isinstance(item, str | Path):
-            out.extend(entries_in([item]))
-        else:
-            raise UsageError(f"{item!r}: expected a Result, a run folder or a result file")
-    return out
-
-
 def card(results: Any, *, against: str | None = None) -> ModelCard:
     """The model card of ``results`` (Results, or the run folders and result files
     ``refbench report`` takes, a several-benchmark run's folder included): a row per system,
     a column group per benchmark. ``against``: mark the cells whose paired test against that
     system is significant after Holm's correction over the table. ``.to_pandas(wide=...)``,
     ``.plot()``, ``.render(fmt)``; shown as a table in a notebook."""
-    entries = entries_of(_items(results))
-    if not entries:
-        raise UsageError("no results for a model card")
-    made = build_card(entries)
-    if against is not None:
-        from refbench.reporting.card_against import mark_against
+    from refbench.reporting.card_inputs import make_card
 
-        mark_against(made, against)
-    return made
+    return make_card(_items(results), against=against)
 
 
 def report(results: Any, format: str = "markdown", *, ci: bool = True,

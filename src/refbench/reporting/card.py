@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refbench.core.result import Result, names_apart
+from refbench.reporting.card_render import RECORD_KEYS
 from refbench.tasks.headline import METHODS, HeadlineFigure
 from refbench.tasks.lookup import find_task
 
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Benchmark", "Cell", "Entry", "ModelCard", "benchmark_of", "build_card"]
 
-RECORD_KEYS = ("system", "benchmark", "metric", "value", "ci_low", "ci_high", "n", "N",
-               "partial")
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,44 @@ the files' own results itself, by the task's headline."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.result import METRICS_FILE, Result
-from refbench.reporting.card import Entry
+from refbench.reporting.card import Entry, ModelCard, build_card
+
+
+def entries_of(items: Iterable[Any]) -> list[Entry]:
+    """Results (kept with their run folder when they kept one), entries, run folders and
+    result files, as the card's entries."""
+    out: list[Entry] = []
+    for item in items:
+        if isinstance(item, Entry):
+            out.append(item)
+        elif isinstance(item, Result):
+            source = getattr(item, "out_dir", None)
+            out.append(Entry(item, source if isinstance(source, str) else None))
+        elif isinstance(item, str | Path):
+            out.extend(entries_in([item]))
+        else:
+            raise UsageError(f"{item!r}: expected a Result, a run folder or a result file")
+    return out
+
+
+def make_card(items: Iterable[Any], *, against: str | None = None) -> ModelCard:
+    """The model card of ``items`` (:func:`entries_of`); ``against``: cells marked by the
+    paired test against that system (:mod:`refbench.reporting.card_against`)."""
+    entries = entries_of(items)
+    if not entries:
+        raise UsageError("no results for a model card")
+    made = build_card(entries)
+    if against is not None:
+        from refbench.reporting.card_against import mark_against
+
+        mark_against(made, against)
+    return made
 
 
 def entries_in(paths: Sequence[str | Path]) -> list[Entry]:

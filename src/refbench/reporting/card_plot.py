@@ -5,12 +5,9 @@ figure is a proportion of right answers with a known chance level (two candidate
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from refbench.reporting.card_render import PARTIAL_MARK
-
-if TYPE_CHECKING:
-    from refbench.reporting.card import ModelCard
+from refbench.reporting.card_render import PARTIAL_MARK, ModelCard
 
 
 def _chance(card: ModelCard, benchmark: str) -> float | None:

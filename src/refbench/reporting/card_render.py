@@ -6,15 +6,32 @@ from __future__ import annotations
 import csv
 import html
 import io
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from refbench.tasks.headline import HeadlineFigure
 
-if TYPE_CHECKING:
-    from refbench.reporting.card import Cell, ModelCard
-
 FORMATS = ("md", "latex", "html", "csv")
+#: The fields of a ``--json`` record (one per system x benchmark x metric), in order.
+RECORD_KEYS = ("system", "benchmark", "metric", "value", "ci_low", "ci_high", "n", "N",
+               "partial")
 PARTIAL_MARK = "†"
+
+
+class ModelCard(Protocol):
+    """What rendering reads of a :class:`refbench.reporting.card.ModelCard` (which imports
+    this module, so it is named here by its shape)."""
+
+    systems: list[str]
+    benchmarks: list[Any]
+    notes: list[str]
+    against: str | None
+
+    def cell(self, system: str, benchmark: str) -> Any: ...
+
+    def metrics(self, benchmark: Any) -> list[tuple[str, str]]: ...
+
+    def records(self) -> list[dict[str, Any]]: ...
+
 SIGNIFICANT_MARK = "*"
 
 
@@ -127,8 +144,6 @@ def html_page(card: ModelCard) -> str:
 
 
 def csv_text(card: ModelCard) -> str:
-    from refbench.reporting.card import RECORD_KEYS
-
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=[*RECORD_KEYS, "method", "task"],
                        extrasaction="ignore", lineterminator="\n")
@@ -148,8 +163,3 @@ def render_card(card: ModelCard, fmt: str, *, standalone: bool = False) -> str:
     if fmt == "csv":
         return csv_text(card)
     raise ValueError(f"unknown format {fmt!r}")
-
-
-def cell_summary(c: Cell) -> str:
-    """A cell in one line (the web page's title text)."""
-    return "; ".join(f"{f.label} {figure_text(f)}" for f in c.figures)
