@@ -87,3 +87,13 @@ def test_two_systems_on_five_benchmarks_one_card_everywhere(
     marked = cli_json(capsys, "report", many, rand, "--json", "--against", "first")
     assert marked["against"] == "first"
     assert all(r["p_holm"] is None for r in marked["records"] if r["system"] == "first")
+
+    from refbench.web.app import create_app
+    from refbench.web.catalog import ServeConfig
+
+    web = create_app(ServeConfig(store=releases, index_dir=tmp_path / "index")).test_client()
+    page = web.get("/card")
+    assert page.status_code == 200 and b"kitmus:released" in page.data
+    assert b"/runs/s" in page.data and b"/compare?data=" in page.data
+    assert web.get("/card.json").get_json()["records"] == card["records"]
+    assert b'href="/card"' in web.get("/leaderboard").data
