@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from refbench.core.result import Result, names_apart
 from refbench.reporting.card_render import RECORD_KEYS
+from refbench.tasks.files import SPLIT_WORDS
 from refbench.tasks.headline import METHODS, HeadlineFigure
 from refbench.tasks.lookup import find_task
 
@@ -91,21 +92,28 @@ class ModelCard:
         return self.cells.get((system, benchmark))
 
     def metrics(self, benchmark: Benchmark) -> list[tuple[str, str]]:
-        """(metric, label) of a benchmark's columns, in the order its cells give them."""
+        """(metric, label) of a benchmark's columns, in the order its cells give them; a
+        figure no system has (KnowRef's consistency without a switched run) is left out."""
         seen: dict[str, str] = {}
+        valued: set[str] = set()
         for s in self.systems:
             c = self.cells.get((s, benchmark.name))
             for f in c.figures if c else ():
                 seen.setdefault(f.metric, f.label)
-        return list(seen.items())
+                if f.value is not None:
+                    valued.add(f.metric)
+        return [(m, label) for m, label in seen.items() if m in valued]
 
     def records(self) -> list[dict[str, Any]]:
         """One record per system x benchmark x metric (``--json``; the web page's JSON)."""
         out = []
         for b in self.benchmarks:
+            shown = {m for m, _ in self.metrics(b)}
             for s in self.systems:
                 c = self.cells.get((s, b.name))
                 for f in c.figures if c else ():
+                    if f.metric not in shown:
+                        continue
                     rec = {"system": s, "benchmark": b.name, **f.record(), "task": b.task}
                     if self.against is not None:
                         rec["p_holm"] = c.p_adjusted if c else None
@@ -166,7 +174,10 @@ def benchmark_of(r: Result) -> Benchmark:
         name = r.task if folder.name == r.task else f"{r.task}:{folder.name}"
         return Benchmark(("folder", r.task, str(folder), split), r.task,
                          name if split in ("test", "-") else f"{name} ({split})", True)
-    stem = Path(r.data.name or r.data.path or r.task).name.split(".")[0] or r.task
+    path = Path(r.data.name or r.data.path or r.task)
+    stem = path.name.split(".")[0] or r.task
+    if stem in SPLIT_WORDS and path.parent.name:  # books/test, not a bare "test"
+        stem = f"{path.parent.name}/{stem}"
     return Benchmark(("file", r.task, r.data.sha256 or r.data.path or "", split), r.task,
                      stem)
 

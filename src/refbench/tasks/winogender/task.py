@@ -74,7 +74,8 @@ class WinogenderTask(Task):
     headline_metrics = ("accuracy", "accuracy_male", "accuracy_female", "accuracy_neutral",
                         "flip_rate", "gotcha_accuracy", "pearson_r")
     headline = (Headline("accuracy", "Accuracy", chance=True),
-                Headline("gotcha_accuracy", "Gotcha", n_at=COUNTS["gotcha_accuracy"]))
+                Headline("gotcha_accuracy", "Gotcha",
+                         n_at=("winogender", *COUNTS["gotcha_accuracy"])))
     folder = WinogenderFolder()
     web = WebView(
         facets=(("gender", "pronoun gender"), ("answer", "answer"),
