@@ -23,16 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from refbench.core.result import Result, names_apart
 from refbench.reporting.card_render import RECORD_KEYS
 from refbench.tasks.files import SPLIT_WORDS
 from refbench.tasks.headline import METHODS, HeadlineFigure
 from refbench.tasks.lookup import find_task
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["Benchmark", "Cell", "Entry", "ModelCard", "benchmark_of", "build_card"]
 
@@ -124,9 +121,12 @@ class ModelCard:
         return {"systems": self.systems, "benchmarks": [b.name for b in self.benchmarks],
                 "records": self.records(), "notes": self.notes, "against": self.against}
 
-    def to_pandas(self, wide: bool = False) -> pd.DataFrame:
-        """Long: the records; wide: a row per system, a column per (benchmark, metric)."""
-        import pandas as pd
+    def to_pandas(self, wide: bool = False) -> Any:
+        """Long: the records; wide: a row per system, a column per (benchmark, metric) (a
+        pandas DataFrame; pandas is imported when asked for)."""
+        import importlib
+
+        pd = importlib.import_module("pandas")
 
         long = pd.DataFrame(self.records(), columns=[*RECORD_KEYS, "method", "task"])
         if not wide:

@@ -39,9 +39,13 @@ def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
     if head is None:
         head = Headline(key, key, "wilson" if key.startswith("accuracy") else "bootstrap")
     shown = figure_of(head, result)
-    ci = shown.interval if shown.value == figure.value else figure.interval
+    ci, name = shown.interval, shown.method
+    if ci is None and figure.interval is not None:  # no count to make it from: the run's own
+        method = result.interval_method
+        ci, name = figure.interval, (dict(method.per_figure).get(key, method.name)
+                                     if method else "bootstrap")
     return {"value": float(figure.value), "ci": tuple(ci) if ci else None,
-            "method": shown.method if ci else None, "rid": run.rid}
+            "method": name if ci else None, "rid": run.rid}
 
 
 def split_partial(ds: Dataset, systems: list[System]

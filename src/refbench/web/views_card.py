@@ -14,6 +14,7 @@ from flask import Blueprint, Response, render_template, url_for
 
 from refbench.reporting.card import Entry, ModelCard, build_card
 from refbench.web.params import catalog
+from refbench.web.runs import RunInfo
 
 bp = Blueprint("card", __name__)
 
@@ -24,16 +25,19 @@ def _card() -> tuple[ModelCard, dict[str, str], dict[str, str]]:
     cat = catalog()
     entries: list[Entry] = []
     rids: dict[str, str] = {}
+    by_source: dict[str, RunInfo] = {}
     for run in cat.runs():
         source = str(run.predictions.parent)
         entries.append(Entry(run.result, source, run.store_id))
         rids[source] = run.rid
+        by_source[source] = run
     card = build_card(entries)
     compare: dict[str, str] = {}
     for cell in card.cells.values():
+        if cell.benchmark.name in compare:
+            continue
         for e in cell.entries:
-            run = cat.run(rids[e.source or ""])
-            ds = cat.dataset_of(run) if run is not None else None
+            ds = cat.dataset_of(by_source[e.source or ""])
             if ds is not None:
                 compare.setdefault(cell.benchmark.name, url_for("compare.compare", data=ds.key))
     return card, rids, compare
