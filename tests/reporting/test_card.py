@@ -129,3 +129,18 @@ def test_formats_agree_with_the_records() -> None:
     wide = card.to_pandas(wide=True)
     assert wide.loc["random", ("wsc273", "accuracy")] == 130 / 273
     assert json.loads(json.dumps(card.to_json()))["records"] == records
+
+
+def test_a_skipped_benchmark_is_a_footnote_without_its_error_text(tmp_path: Any) -> None:
+    from refbench.reporting.card_inputs import make_card
+
+    run = tmp_path / "all" / "wsc273"
+    run.mkdir(parents=True)
+    (run / "metrics.json").write_text(json.dumps(_result().to_json()), encoding="utf-8")
+    (tmp_path / "all" / "summary.json").write_text(json.dumps({
+        "format": "refbench.summary.v1", "rows": [], "skipped": [
+            {"benchmark": "tne", "reason": "error E400: /secret/path/tne: not a choice task"}]}),
+        encoding="utf-8")
+    tex = make_card([tmp_path / "all"]).render("latex")
+    assert "not run (the system cannot run them): tne" in tex
+    assert "/secret/path" not in tex and "E400" not in tex

@@ -33,13 +33,29 @@ def entries_of(items: Iterable[Any]) -> list[Entry]:
     return out
 
 
+def skipped_notes(items: Iterable[Any]) -> list[str]:
+    """A note naming the benchmarks a several-benchmark run passed over (``--data all``), by
+    name only: the reasons hold paths and error text, which a paper's table does not."""
+    from refbench.runs.multi import read_summary
+
+    names: list[str] = []
+    for item in items:
+        if isinstance(item, str | Path) and Path(item).is_dir():
+            summary = read_summary(Path(item))
+            names += [str(s.get("benchmark")) for s in (summary or {}).get("skipped", [])]
+    if not names:
+        return []
+    return ["not run (the system cannot run them): " + ", ".join(dict.fromkeys(names))]
+
+
 def make_card(items: Iterable[Any], *, against: str | None = None) -> ModelCard:
     """The model card of ``items`` (:func:`entries_of`); ``against``: cells marked by the
     paired test against that system (:mod:`refbench.reporting.card_against`)."""
+    items = list(items)
     entries = entries_of(items)
     if not entries:
         raise UsageError("no results for a model card")
-    made = build_card(entries)
+    made = build_card(entries, notes=skipped_notes(items))
     if against is not None:
         from refbench.reporting.card_against import mark_against
 
