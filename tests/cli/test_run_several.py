@@ -54,7 +54,7 @@ def test_three_benchmarks_give_the_figures_of_three_single_runs(
     assert md.returncode == 0, md.stderr
     assert "wsc273: Accuracy" in md.stdout and "(273 of 273)" in md.stdout
     tex = cli("report", str(tmp_path / "many"), "--format", "latex")
-    assert tex.returncode == 0 and r"\multicolumn{2}{c}{knowref\_test}" in tex.stdout
+    assert tex.returncode == 0 and r"\multicolumn{1}{c}{knowref\_test}" in tex.stdout
 
 
 def test_data_all_runs_every_release_present_and_skips_what_it_cannot(

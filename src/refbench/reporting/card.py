@@ -240,7 +240,7 @@ def build_card(items: Iterable[Entry | Result], *, notes: Sequence[str] = ()) ->
     if any(c.partial for c in cells.values()):
         all_notes.append("partial: a cell over part of its data (n of N); never ranked or "
                          "averaged with complete cells")
-    used = sorted({f.method for c in cells.values() for f in c.figures})
+    used = sorted({f.method for c in cells.values() for f in c.figures if f.value is not None})
     all_notes.append("95% intervals: " + "; ".join(f"{m}: {METHODS.get(m, m)}" for m in used))
     systems = sorted({c.system for c in cells.values()})
     return ModelCard(systems=systems, benchmarks=ordered, cells=cells, notes=all_notes)
