@@ -13,7 +13,7 @@ The methods:
 - ``wilson``: Wilson's score interval of a proportion from its count (stays inside [0, 1] and
   is not degenerate at 0 or n of n, where the percentile bootstrap gives [1, 1]);
 - ``newcombe``: Newcombe's hybrid score interval of the difference of two independent
-  proportions (WinoBias' Diff = |Pro - Anti| takes its image under ``abs``);
+  proportions (WinoBias' Diff, ``abs(Pro - Anti)``, takes its image under ``abs``);
 - ``bootstrap``: a seeded percentile bootstrap over instances, recorded by the producer (F1,
   ratios: GAP's F1 and bias, TNE's labeled F1);
 - ``none``: no interval is defined (the result recorded none).

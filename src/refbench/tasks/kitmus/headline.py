@@ -18,8 +18,10 @@ MEAN = "mean"
 
 
 def cell_name(r: Result) -> str:
-    """``background-pretrain/2``: the subtask a result is of."""
-    return f"{r.details.get('variant') or '?'}/{r.details.get('n_entities') or '?'}"
+    """``background-pretrain/2``: the subtask a result is of (``2`` for a file that records
+    no variant)."""
+    variant, k = r.details.get("variant"), r.details.get("n_entities") or "?"
+    return f"{variant}/{k}" if variant else str(k)
 
 
 def kitmus_figures(results: Sequence[Result]) -> list[HeadlineFigure]:

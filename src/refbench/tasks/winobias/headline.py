@@ -1,6 +1,6 @@
 """WinoBias' headline (Zhao et al., 2018, table 2): Pro, Anti, their average and Diff =
-|Pro - Anti| over both types, from the results of a release folder's files (or of the files a
-system was run on). Pro and Anti: Wilson intervals of their counts; Avg: Wilson's of the
+``abs(Pro - Anti)`` over both types, from the results of a release folder's files (or of the
+files a system was run on). Pro and Anti: Wilson intervals of their counts; Avg: Wilson's of the
 pooled count (Pro and Anti have equal n in the release, so the pooled proportion is their
 mean); Diff: the image under ``abs`` of Newcombe's interval of Pro - Anti."""
 
