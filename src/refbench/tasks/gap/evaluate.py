@@ -65,7 +65,7 @@ def evaluate_gap(task: Task, gold_path: str | Path, pred_path: str | Path, *,
     # The scorer reads the gold again: the same malformed rows are skipped, reported once.
     again = InvalidInstances() if on_invalid is not None else None
     scored = score_gap_system(gold_path, rows, warnings=warnings, pred=str(pred),
-                              on_invalid=again)
+                              on_invalid=again, bootstrap=bootstrap, seed=seed)
     result = task.choice_metrics(instances, answers, answers_norm=norm, bootstrap=bootstrap,
                                  seed=seed)
     intervals = {**(result.get("ci95") or {}), **scored.pop("ci95")}
