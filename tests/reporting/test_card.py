@@ -144,3 +144,40 @@ def test_a_skipped_benchmark_is_a_footnote_without_its_error_text(tmp_path: Any)
     tex = make_card([tmp_path / "all"]).render("latex")
     assert "not run (the system cannot run them): tne" in tex
     assert "/secret/path" not in tex and "E400" not in tex
+
+
+def test_against_marks_cells_by_mcnemar_after_holm(tmp_path: Any) -> None:
+    """Three systems on one 40-sentence file: B is wrong on 12 sentences A gets right (p of
+    McNemar's exact test 2 * 0.5**12), C on 2; Holm over the two tests by hand."""
+    from refbench.core.identity import data_identity
+    from refbench.metrics.binomial import mcnemar_exact_p
+    from refbench.reporting.card_inputs import make_card
+    from refbench.tasks.lookup import get_task
+
+    data = tmp_path / "wsc-40.jsonl"
+    data.write_text("".join(json.dumps({
+        "qID": f"q{k}", "sentence": f"Ann thanked Beth {k} times because _ was kind.",
+        "option1": "Ann", "option2": "Beth", "answer": "2"}) + "\n" for k in range(40)),
+        encoding="utf-8")
+    ids = [i.id for i in get_task("winograd").read_choices(data)]
+    sha = data_identity(data).sha256
+    for system, wrong in (("A", 0), ("B", 12), ("C", 2)):
+        run = tmp_path / "runs" / system
+        run.mkdir(parents=True)
+        right = 40 - wrong
+        metrics = _result(system=system, right=right, n=40, data=str(data), sha=sha).to_json()
+        (run / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
+        (run / "predictions.jsonl").write_text("".join(
+            json.dumps({"id": i, "answer": 0 if k < wrong else 1}) + "\n"
+            for k, i in enumerate(ids)), encoding="utf-8")
+    card = make_card([tmp_path / "runs"], against="A")
+    p_b, p_c = mcnemar_exact_p(0, 12), mcnemar_exact_p(0, 2)
+    assert (p_b, p_c) == (2 * 0.5**12, 0.5)
+    holm = {"B": min(1.0, 2 * p_b), "C": max(min(1.0, 2 * p_b), p_c)}
+    got = {r["system"]: r["p_holm"] for r in card.records()}
+    assert got["A"] is None
+    assert got["B"] == pytest.approx(holm["B"]) and got["C"] == pytest.approx(holm["C"])
+    rows = {line.split(" | ")[0]: line for line in card.render("md").splitlines()
+            if line.startswith("| ")}
+    assert rows["| B"].endswith("(40 of 40)* |")  # significant after Holm
+    assert rows["| C"].endswith("(40 of 40) |") and "0.950" in rows["| C"]
