@@ -57,7 +57,10 @@ def test_every_release_in_one_card_equals_its_single_runs(
     assert (got["value"], got["n"], got["N"], got["partial"]) \
         == (ae["accuracy"], 200, ae["coverage_of"], True)
     tne = _m(runs / "tne")
-    assert rec[("tne/test", "labeled_f1")]["value"] == tne["labeled_f1"]
+    f1 = rec[("tne/test", "labeled_f1")]
+    assert (f1["value"], f1["method"]) == (tne["labeled_f1"], "bootstrap")
+    assert [f1["ci_low"], f1["ci_high"]] == tne["ci95"]["labeled_f1"]  # over documents
+    assert f1["ci_low"] < f1["value"] < f1["ci_high"]
     assert card["benchmarks"] == sorted(card["benchmarks"])
     assert set(card["benchmarks"]) == {"books/test", "tne/test", "winogender",
                                        "winogrande-dev"}
