@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from refbench.core.version import __version__
 
-__all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "compare",
-           "evaluate", "load", "report", "results_frame", "run"]
+__all__ = ["Comparison", "Dataset", "RefbenchError", "Result", "__version__", "card",
+           "compare", "evaluate", "load", "report", "results_frame", "run"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: the command line starts without it
 if TYPE_CHECKING:

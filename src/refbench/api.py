@@ -69,6 +69,7 @@ from refbench.tasks.capabilities import (
     WebView,
 )
 from refbench.tasks.card import Card
+from refbench.tasks.headline import Headline, HeadlineFigure
 from refbench.tasks.hf_parts import HfFolder, HfPart
 from refbench.tasks.index_records import Problem, Record, choice_record
 
@@ -86,6 +87,8 @@ __all__ = [
     "FileHead",
     "FolderFile",
     "FolderRuns",
+    "Headline",
+    "HeadlineFigure",
     "HfExport",
     "HfFolder",
     "HfPart",

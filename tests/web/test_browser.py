@@ -401,3 +401,26 @@ def test_tne_demo_without_a_model(page: Any, tmp_path: Path) -> None:
         shot(page, "tne-demo-baseline", tmp_path)
     finally:
         server.shutdown()
+
+
+def test_the_model_card_from_home_to_a_run_and_to_compare(page: Any, base_url: str, app: Any,
+                                                          tmp_path: Path) -> None:
+    page.goto(base_url + "/")
+    page.click("main a:has-text('model card')")
+    page.wait_for_selector("table.model-card")
+    assert page.url.endswith("/card")
+    rows = page.locator("table.model-card tbody tr")
+    assert rows.count() >= 2  # every recorded system, one row each
+    heads = page.inner_text("table.model-card thead")
+    assert "kitmus" in heads and "winograd" in heads  # a column group per benchmark
+    shot(page, "model-card", tmp_path)
+    cell = page.locator("table.model-card tbody td a").first
+    assert "(" in cell.inner_text() and " of " in cell.inner_text()  # n of N in every cell
+    cell.click()
+    page.wait_for_url("**/runs/*")
+    page.go_back()
+    page.click("table.model-card thead a:has-text('compare')")
+    page.wait_for_url("**/compare?data=*")
+    page.goto(base_url + "/leaderboard")
+    page.click("main a:has-text('model card')")
+    page.wait_for_selector("table.model-card")

@@ -308,7 +308,7 @@ def test_accuracy_without_a_stored_interval_gets_a_wilson_interval() -> None:
                   predictions=Path("p"), created="",
                   metrics={"accuracy": 2 / 3, "n_with_gold": 3})
     c = cell(run, "accuracy")
-    assert c is not None and c["method"] == "Wilson"
+    assert c is not None and c["method"] == "wilson"  # the name the model card shows too
     assert [round(x, 3) for x in c["ci"]] == [0.208, 0.939]
     stored = RunInfo(rid="s2", model="m", fingerprint="f", task="knowref", data=None,
                      predictions=Path("p"), created="",

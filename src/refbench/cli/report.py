@@ -40,23 +40,48 @@ EXAMPLE = (examples(
 @click.option("--out", type=OUT_FILE, default=None,
               help="Write the table here instead of stdout.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the results as one JSON object (identities, coverage, figures).")
+              help="Print the results as one JSON object (identities, coverage, figures); "
+                   "with the model card, one record per system x benchmark x metric.")
+@click.option("--card", "as_card", is_flag=True,
+              help="The model card: a row per system, a column group per benchmark, each "
+                   "benchmark's headline figures with 95% intervals and n of N (the default "
+                   "for a folder of several runs, such as refbench run --data A --data B "
+                   "--out DIR).")
+@click.option("--against", default=None, metavar="SYSTEM",
+              help="Model card: mark the cells whose paired test (McNemar's exact) against "
+                   "SYSTEM is significant after Holm's correction over the table.")
+@click.option("--system", "system_filter", default=None,
+              help="--from-store: only runs of this system (display name or model spec).")
+@click.option("--task", "task_filter", default=None,
+              help="--from-store: only runs of this task.")
+@click.option("--data", "data_filter", default=None,
+              help="--from-store: only runs on this data (path, file name or sha256).")
 @transactional
 def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
            run_ids: str | None, tag: str | None, fmt: str, metric: str | None, ci: bool,
-           standalone: bool, plot: Path | None, out: Path | None, as_json: bool) -> None:
+           standalone: bool, plot: Path | None, out: Path | None, as_json: bool,
+           as_card: bool, against: str | None, system_filter: str | None,
+           task_filter: str | None, data_filter: str | None) -> None:
     """Render results as tables for a paper: result files (refbench evaluate --out), run folders
     (refbench run --out), or runs in the results store (--from-store). KITMUS: variant rows in
     the paper's order x one 2/3/4-entity column group per system, with the chance row; other
-    tasks: one row per system and data set, naming the model, the data and the split.
+    tasks: one row per system and data set, naming the model, the data and the split. The
+    model card (--card; a folder of several runs) puts every system and benchmark in one table.
     """
     from refbench.core.errors import UsageError
+    from refbench.reporting.card_inputs import needs_card
     from refbench.reporting.render import FORMATS
     from refbench.reporting.reporting import build_tables, draw_plot
-    from refbench.reporting.summary import summary_report
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    if (system_filter or data_filter) and not from_store:
+        raise UsageError("--system and --data filter --from-store")
+    if as_card or against is not None or (results and needs_card(results)):
+        _card(results, from_store=from_store, store=store, run_ids=run_ids, tag=tag,
+              system=system_filter, task=task_filter, data=data_filter, fmt=fmt,
+              standalone=standalone, plot=plot, out=out, as_json=as_json, against=against)
+        return
     if from_store:
         from refbench.reporting.results import store_results
         from refbench.runs.store import Store
@@ -65,7 +90,7 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
         ids = parse_ints(run_ids, "--runs")  # a bad option is named before the store is opened
         with Store(store, readonly=True) as st:
             click.echo(st.describe(), err=True)
-            data = store_results(st, ids=ids, tag=tag, skipped=skipped)
+            data = store_results(st, ids=ids, tag=tag, task=task_filter, skipped=skipped)
         for note in skipped:
             click.echo(f"note: left out {note}", err=True)
         if not data:
@@ -73,10 +98,6 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
                              else "every run in the results store covers only part of its "
                              "data (--limit): nothing to tabulate" if skipped
                              else "the results store has no runs yet")
-    elif results and not as_json and (text := summary_report(results, fmt,
-                                                             standalone=standalone)):
-        _output(text, out)  # the folder of a several-benchmark run: its summary table
-        return
     elif results:
         from refbench.reporting.results import load_results
 
@@ -115,3 +136,37 @@ def _output(text: str, out: Path | None) -> None:
         click.echo(f"table: {out}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+def _card(results: tuple[Path, ...], *, from_store: bool, store: Path | None,
+          run_ids: str | None, tag: str | None, system: str | None, task: str | None,
+          data: str | None, fmt: str, standalone: bool, plot: Path | None, out: Path | None,
+          as_json: bool, against: str | None) -> None:
+    """The model card of the results or the store's runs (``refbench.card``)."""
+    from refbench.core.errors import UsageError
+    from refbench.reporting.card_inputs import make_card
+
+    if from_store:
+        from refbench.reporting.card_inputs import store_entries
+        from refbench.runs.store import Store
+
+        ids = parse_ints(run_ids, "--runs")
+        with Store(store, readonly=True) as st:
+            click.echo(st.describe(), err=True)
+            entries = store_entries(st, ids=ids, tag=tag, system=system, task=task, data=data)
+        if not entries:
+            raise UsageError("no runs in the results store match")
+        made = make_card(entries, against=against)
+    elif results:
+        made = make_card(results, against=against)
+    else:
+        raise UsageError("give run folders or result files, or --from-store")
+    if as_json:
+        from refbench.core.commands import print_json
+
+        print_json(made.to_json())
+        return
+    _output(made.render(fmt, standalone=standalone), out)
+    if plot is not None:
+        made.plot(plot)
+        click.echo(f"plot: {plot}", err=True)

@@ -17,8 +17,6 @@ import math
 
 from refbench.core.table import interval_of
 
-Z95 = 1.959963984540054
-
 Interval = tuple[float, float]
 
 
@@ -110,3 +108,14 @@ def interval_caption(methods: set[str]) -> str:
     if methods == {"Wilson"}:
         return f"error bars: 95% {computed}"
     return f"error bars: 95% {recorded}, else {computed}"
+
+
+def exact_count(fraction: float, n: int) -> int | None:
+    """The number of right answers a fraction of ``n`` was computed from, when it is one
+    (``k / n`` for a whole ``k``: the float recovers ``k`` exactly); None otherwise (a mean
+    over files, a figure that is not a proportion of ``n``), so no interval is made from a
+    guessed count."""
+    if n <= 0:
+        return None
+    k = round(fraction * n)
+    return k if 0 <= k <= n and k / n == fraction else None

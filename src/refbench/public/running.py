@@ -1,5 +1,5 @@
-"""``refbench.run``, ``refbench.evaluate`` and ``refbench.report``: what ``refbench run``,
-``refbench evaluate`` and ``refbench report`` do, from Python, returning
+"""``refbench.run`` and ``refbench.evaluate``: what ``refbench run`` and
+``refbench evaluate`` do, from Python, returning
 :class:`~refbench.public.results.Result` objects. Errors are raised (``RefbenchError``, the
 line the command line prints), never printed."""
 
@@ -170,35 +170,3 @@ def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | 
         answers = read_choice_answers(pred, instances)
         rows = instance_rows(the_task, instances, answers.answers)
     return Result.of(TypedResult.from_json(result), rows=rows)
-
-
-def report(results: Any, format: str = "markdown", *, ci: bool = True,
-           metric: str | None = None) -> str:
-    """The table ``refbench report`` makes of ``results`` (Results, run folders or result
-    files, or a several-benchmark run's folder): ``format`` is ``"markdown"``, ``"latex"``,
-    ``"html"`` or ``"csv"``."""
-    from refbench.reporting.reporting import build_tables
-    from refbench.reporting.results import load_results
-    from refbench.reporting.summary import summary_report
-
-    fmt = {"markdown": "md", "md": "md", "latex": "latex", "html": "html", "csv": "csv"}.get(
-        format)
-    if fmt is None:
-        raise UsageError(f"format={format!r}: choose markdown, latex, html or csv")
-    items = [results] if isinstance(results, TypedResult | str | Path) else list(results)
-    if len(items) == 1 and isinstance(items[0], str | Path):
-        text = summary_report((Path(items[0]),), fmt)
-        if text:
-            return text
-    data: list[dict[str, Any]] = []
-    paths = [r for r in items if isinstance(r, str | Path)]
-    if paths and len(paths) == len(items):  # together: names told apart as report's
-        data = load_results(paths)
-    for r in items if not data else ():
-        if isinstance(r, TypedResult):
-            data.append(r.to_json() | {"_path": r.data.path})
-        else:
-            data.extend(load_results([r]))
-    if not data:
-        raise UsageError("no results to report")
-    return build_tables(data, fmt=fmt, metric=metric, ci=ci)

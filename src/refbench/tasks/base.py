@@ -29,13 +29,14 @@ them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from refbench.core.errors import E_RESOURCE, RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
 from refbench.core.options import Option, parse_options
+from refbench.core.result import Result
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.capabilities import (
     Commands,
@@ -52,6 +53,7 @@ from refbench.tasks.capabilities import (
 )
 from refbench.tasks.card import CARD_FILE, Card, attribute_card, read_card
 from refbench.tasks.files import SPLIT_WORDS, TEST_ONLY, FileHead, split_from_name
+from refbench.tasks.headline import Headline, HeadlineFigure, default_figures
 
 __all__ = ["CAPABILITIES", "SPLIT_WORDS", "TEST_ONLY", "FileHead", "Task", "split_from_name"]
 
@@ -81,6 +83,20 @@ class Task:
     slice_keys: ClassVar[tuple[str, ...]] = ()
     #: The result keys tables show for the task, in order (those present are shown).
     headline_metrics: ClassVar[tuple[str, ...]] = ("accuracy",)
+    #: The figures a paper's main table shows (the model card's cells), each with the one
+    #: method its interval is made by (:mod:`refbench.tasks.headline`).
+    headline: ClassVar[tuple[Headline, ...]] = (Headline("accuracy", "Accuracy", chance=True),)
+
+    def headline_figures(self, results: Sequence[Result]) -> list[HeadlineFigure]:
+        """The headline of one system on one benchmark: ``results`` are its data file's result,
+        or the results of the files of one folder (a release, a suite)."""
+        return default_figures(self.headline, results)
+
+    def headline_summary(self, by_system: Mapping[str, Sequence[HeadlineFigure]]
+                         ) -> dict[str, HeadlineFigure]:
+        """A figure per system over what every system of a table has (KITMUS: the mean over
+        the cells all systems were run on), from each system's :meth:`headline_figures`."""
+        return {}
 
     # -- options (--task-arg KEY=VALUE, and the flags an option declares) ------------------
     #: How :meth:`read_choices` reads a file (``run``, ``evaluate``, ``export``, ``train``;

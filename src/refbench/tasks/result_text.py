@@ -6,16 +6,12 @@ system, the data and the split."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from refbench.core.identity import data_display_name
 
-def data_label(path: str | None) -> str:
-    """A data file named by its last folders (``altentities/books/test.json.gz``)."""
-    if not path:
-        return "-"
-    parts = Path(path).parts
-    return "/".join(parts[-3:]) if len(parts) > 3 else str(path)
+#: A data file named by its last folders: the one definition is the identity's.
+data_label = data_display_name
 
 
 def fmt(x: float | None) -> str:

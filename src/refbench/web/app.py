@@ -40,7 +40,14 @@ def create_app(config: ServeConfig, *,
     are, or under a URL prefix when given as ``(blueprint, prefix)``. ``enrichers`` (task name
     -> text -> payload) replace a demo's model (tests use a small stand-in). ``hosts``: the Host
     names answered (default: loopback names only; see :func:`guard.allowed_hosts`)."""
-    from refbench.web import views_board, views_browse, views_charts, views_compare, views_demo
+    from refbench.web import (
+        views_board,
+        views_browse,
+        views_card,
+        views_charts,
+        views_compare,
+        views_demo,
+    )
     from refbench.web.templating import install, template_loader
 
     app = Flask(__name__, static_folder="static", template_folder="templates")
@@ -54,8 +61,8 @@ def create_app(config: ServeConfig, *,
     warm.install(app)  # "indexing, N%" while the background indexer runs
     app.jinja_env.globals["search_fields"] = _search_fields
     app.jinja_env.globals["demos"] = [d for _, d in views_demo.demos()]
-    for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_charts.bp,
-               views_demo.blueprint()):
+    for bp in (views_browse.bp, views_compare.bp, views_board.bp, views_card.bp,
+               views_charts.bp, views_demo.blueprint()):
         app.register_blueprint(bp)
     guard.mount(app, extra_blueprints)
 

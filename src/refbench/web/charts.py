@@ -30,7 +30,7 @@ from refbench.core.figures import (
     legend_below,
     new_figure,
 )
-from refbench.metrics.intervals import wilson
+from refbench.metrics.intervals import exact_count, wilson
 from refbench.tasks.base import Task
 
 MAX_VALUES = 24  # slice values drawn per panel (those with most instances, in natural order)
@@ -121,7 +121,8 @@ def slice_chart(groups: Sequence[SliceGroup], series: Sequence[str], *, title: s
                 acc, n = by[s]
                 y = i + (j - (len(series) - 1) / 2) * height
                 ax.barh(y, acc, height=height * 0.9, color=palette[s])
-                ci = wilson(round(acc * n), n)
+                right = exact_count(acc, n)
+                ci = wilson(right, n) if right is not None else None
                 if ci is not None:
                     ax.errorbar(acc, y, xerr=[[max(0.0, acc - ci[0])], [max(0.0, ci[1] - acc)]],
                                 fmt="o", color="black", markersize=2.5, capsize=2,

@@ -9,9 +9,9 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, url_for
 
-from refbench.metrics.intervals import wilson
 from refbench.tasks.base import Task
 from refbench.tasks.capabilities import PLAIN
+from refbench.tasks.headline import Headline, figure_of
 from refbench.tasks.lookup import find_task
 from refbench.web import page_cache
 from refbench.web.datasets import Dataset
@@ -26,19 +26,24 @@ def _columns(task: Task | None) -> tuple[tuple[str, str], ...]:
 
 
 def cell(run: RunInfo, key: str) -> dict[str, Any] | None:
-    """A figure of a run's result with its 95% interval: the run's own (bootstrap, or the
-    method its result names) where it stored one, else a Wilson interval for accuracies."""
+    """A figure of a run's result with its 95% interval by the one method its task's headline
+    names (:func:`refbench.tasks.headline.figure_of`): Wilson's for a proportion of right
+    answers, as the compare page and the model card show it; otherwise the interval the run
+    recorded (a bootstrap)."""
     result = run.result
     figure = result.figure(key)
     if figure is None or figure.value is None:
         return None
-    ci = figure.interval
-    method = result.interval_method
-    name = dict(method.per_figure).get(key, method.name) if method else "bootstrap"
-    if not ci and key.startswith("accuracy"):
-        n = int(result.details.get("n_with_gold") or 0)
-        ci = wilson(round(float(figure.value) * n), n)
-        name = "Wilson"
+    task = find_task(run.task)
+    head = next((h for h in task.headline if h.metric == key), None) if task else None
+    if head is None:
+        head = Headline(key, key, "wilson" if key.startswith("accuracy") else "bootstrap")
+    shown = figure_of(head, result)
+    ci, name = shown.interval, shown.method
+    if ci is None and figure.interval is not None:  # no count to make it from: the run's own
+        method = result.interval_method
+        ci, name = figure.interval, (dict(method.per_figure).get(key, method.name)
+                                     if method else "bootstrap")
     return {"value": float(figure.value), "ci": tuple(ci) if ci else None,
             "method": name if ci else None, "rid": run.rid}
 

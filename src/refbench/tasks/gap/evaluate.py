@@ -44,7 +44,7 @@ def gap_answer_scores(gold_path: str | Path, instances: Sequence[ChoiceInstance]
     """The GAP scorer's headline figures for choice answers (what ``run`` reports)."""
     r = score_gap_system(gold_path, rows_from_answers(instances, answers), warnings=[],
                          pred=pred, on_invalid=on_invalid)
-    return {k: r[k] for k in HEADLINE}
+    return {**{k: r[k] for k in HEADLINE}, "ci95": r["ci95"]}
 
 
 def evaluate_gap(task: Task, gold_path: str | Path, pred_path: str | Path, *,
@@ -65,9 +65,12 @@ def evaluate_gap(task: Task, gold_path: str | Path, pred_path: str | Path, *,
     # The scorer reads the gold again: the same malformed rows are skipped, reported once.
     again = InvalidInstances() if on_invalid is not None else None
     scored = score_gap_system(gold_path, rows, warnings=warnings, pred=str(pred),
-                              on_invalid=again)
+                              on_invalid=again, bootstrap=bootstrap, seed=seed)
     result = task.choice_metrics(instances, answers, answers_norm=norm, bootstrap=bootstrap,
                                  seed=seed)
+    intervals = {**(result.get("ci95") or {}), **scored.pop("ci95")}
     result.update(scored)
+    if intervals:
+        result["ci95"] = intervals
     return result
 

@@ -60,8 +60,10 @@ def score_gap(gold_path: str | Path, system_path: str | Path, *,
 def score_gap_system(gold_path: str | Path,
                      system: dict[str, tuple[bool | None, bool | None]], *,
                      warnings: list[str], pred: str,
-                     on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
-    """Score system rows (id -> A-coref, B-coref) however they were read."""
+                     on_invalid: InvalidInstances | None = None, bootstrap: int = 1000,
+                     seed: int = 0) -> dict[str, Any]:
+    """Score system rows (id -> A-coref, B-coref) however they were read; ``ci95``: F1's and
+    the bias's intervals (``bootstrap`` resamples with ``seed``; 0: none)."""
     gold = list(read_gap(gold_path, on_invalid=on_invalid))
     if not gold:
         raise RefbenchError("no gold annotations read", path=gold_path)
@@ -97,6 +99,11 @@ def score_gap_system(gold_path: str | Path,
     f_m, f_f = out["masculine_f1"], out["feminine_f1"]
     out["f1_masculine"], out["f1_feminine"] = f_m, f_f
     out["bias"] = f_f / f_m if f_m and f_f else None
+    from refbench.tasks.gap.bootstrap import f1_bias_intervals
+
+    # the headline's intervals (F1 and bias have no closed form): a stratified bootstrap
+    out["ci95"] = f1_bias_intervals(gold, {row.id: gender_of(row.pronoun) for row in gold},
+                                    system, resamples=bootstrap, seed=seed) if bootstrap else {}
     if missing:
         warnings.append(f"{missing} gold examples have no system row: false negatives")
     out["warnings"] = warnings

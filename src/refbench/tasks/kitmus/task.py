@@ -5,15 +5,18 @@ validation study and coreference gold."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from refbench.core.invalid import InvalidInstances
+from refbench.core.result import Result
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, Listings, Studies
+from refbench.tasks.headline import HeadlineFigure
 from refbench.tasks.kitmus.folder import KitmusExport, KitmusSuite
+from refbench.tasks.kitmus.headline import CELL, kitmus_figures, kitmus_mean
 from refbench.tasks.kitmus.instance import CONLL_SUFFIXES as _CONLL
 from refbench.tasks.kitmus.present.report import KitmusReport
 from refbench.tasks.kitmus.present.web import KitmusWebView
@@ -31,6 +34,7 @@ class KitmusTask(Task):
     slice_keys = ("pronoun", "answer_position", "n_entities", "variant")
     headline_metrics = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
                         "antecedent_recall", "task_specific_accuracy")
+    headline = (CELL,)  # one per variant x entities cell, and their mean
     folder = KitmusSuite()
     web = KitmusWebView()
     report = KitmusReport()
@@ -43,6 +47,13 @@ class KitmusTask(Task):
                         variants=f"{_REGISTRIES}:KITMUS_VARIANTS",
                         formats=f"{_REGISTRIES}:KITMUS_FORMATS",
                         resource_layouts=f"{_REGISTRIES}:RESOURCE_LAYOUTS")
+
+    def headline_figures(self, results: Sequence[Result]) -> list[HeadlineFigure]:
+        return kitmus_figures(results)
+
+    def headline_summary(self, by_system: Mapping[str, Sequence[HeadlineFigure]]
+                         ) -> dict[str, HeadlineFigure]:
+        return kitmus_mean(by_system)
 
     def sniff(self, head: FileHead) -> bool:
         if head.name.endswith((*_CONLL, ".jsonlines")):

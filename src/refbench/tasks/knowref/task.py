@@ -12,6 +12,7 @@ from refbench.core.options import Option
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands
+from refbench.tasks.headline import Headline
 from refbench.tasks.knowref.switch import KnowRefTraining
 from refbench.tasks.knowref.web import KnowRefReport, KnowRefWebView
 
@@ -21,6 +22,8 @@ class KnowRefTask(Task):
     sniff_order = 40  # before KITMUS and GAP, as the formats were first told apart
     slice_keys = ("pronoun",)
     headline_metrics = ("accuracy", "task_specific_accuracy", "consistency")
+    headline = (Headline("accuracy", "Accuracy", chance=True),
+                Headline("consistency", "Consistency", n_at=("switched", "n_pairs")))
     web = KnowRefWebView()
     report = KnowRefReport()
     commands = Commands("refbench.tasks.knowref.commands:commands")

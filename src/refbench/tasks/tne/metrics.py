@@ -77,7 +77,9 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
     found = right = 0
     missed = missed_scored = missed_right = 0
     missing_docs = []
+    per_doc: dict[str, list[int]] = {"tp": [], "fp": [], "fn": []}  # labeled, for the interval
     for doc in gold:
+        before = (total.labeled.tp, total.labeled.fp, total.labeled.fn)
         g = doc.relations or {}
         p = preds.get(doc.id)
         if p is None:
@@ -121,6 +123,10 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
                         missed_right += best in g[pair]
             if in_pred and not ok:
                 per_prep[pred[pair]].fp += 1
+        for key, was, now in zip(("tp", "fp", "fn"), before,
+                                 (total.labeled.tp, total.labeled.fp, total.labeled.fn),
+                                 strict=True):
+            per_doc[key].append(now - was)
     out: dict[str, Any] = {"task": "tne", **total.summary(),
                            "iprep_accuracy": right / found if found else None,
                            "uprep_accuracy": (missed_right / missed_scored
@@ -128,6 +134,7 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
                            "uprep_scored": missed_scored, "gold_links_missed": missed,
                            "n_documents": len(gold), "n_missing_documents": len(missing_docs),
                            "missing_documents": missing_docs[:20]}
+    out["ci95"] = labeled_f1_interval(per_doc)
     out["by_distance"] = {k: by_bin[k].summary() for k in
                           [_bin(lo) for lo, _ in DISTANCE_BINS] if k in by_bin}
     out["by_source"] = {k: v.summary() for k, v in sorted(by_source.items())}
@@ -139,3 +146,15 @@ def evaluate_tne(gold: Sequence[NPDocument], preds: dict[str, TnePrediction]) ->
     out["confusion"] = {gp: dict(sorted(row.items(), key=lambda x: PREP_ID[x[0]]))
                         for gp, row in sorted(confusion.items(), key=lambda x: PREP_ID[x[0]])}
     return out
+
+
+def labeled_f1_interval(per_doc: dict[str, list[int]], *, resamples: int = 1000,
+                        seed: int = 0) -> dict[str, Any]:
+    """The 95% interval of labeled F1 (the headline): a seeded percentile bootstrap over
+    documents (links within a document are not independent), from each document's labeled
+    true/false positives and false negatives."""
+    from refbench.metrics.bootstrap import bootstrap_cis, f1_stat
+
+    low, high = bootstrap_cis(per_doc, {"labeled_f1": f1_stat}, resamples=resamples,
+                              seed=seed)["labeled_f1"]
+    return {"labeled_f1": [low, high], "resamples": resamples, "seed": seed}

@@ -11,6 +11,7 @@ from typing import Any
 from refbench.core.invalid import InvalidInstances
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, Studies
+from refbench.tasks.headline import Headline
 from refbench.tasks.tne.demo import TneDemo
 from refbench.tasks.tne.hf_rows import TneExport
 from refbench.tasks.tne.present.report import TneReport
@@ -22,6 +23,7 @@ class TneTask(Task):
     sniff_order = 10  # a JSONL of documents; asked before the choice tasks' JSONL sniffers
     headline_metrics = ("labeled_f1", "labeled_precision", "labeled_recall", "unlabeled_f1",
                         "iprep_accuracy", "uprep_accuracy")
+    headline = (Headline("labeled_f1", "Labeled F1", "bootstrap"),)
     documents = TneDocuments()
     web = TneWebView()
     report = TneReport()

@@ -157,7 +157,12 @@ class WinoBiasFolder(FolderRuns):
         return [f for s in SPLITS for f in data_files(path, s)]
 
     def folder_of(self, file: Path) -> Path | None:
-        return file.parent if self.is_folder(file.parent) else None
+        """A release file's folder, by the file's name (also where the folder is not here: a
+        store's run recorded on another machine)."""
+        from refbench.tasks.winobias.read import FILE_NAME
+
+        return file.parent if FILE_NAME.match(file.name) or self.is_folder(file.parent) \
+            else None
 
     def combine(self, path: Path, runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], *,
                 split: str, model: str, system: str) -> dict[str, Any]:

@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.invalid import InvalidInstances
+from refbench.core.result import Result
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, WebView
+from refbench.tasks.headline import HeadlineFigure
 from refbench.tasks.winobias.folder import WinoBiasExport, WinoBiasFolder, WinoBiasReport
+from refbench.tasks.winobias.headline import HEADLINE as WINOBIAS_HEADLINE
 
 
 def file_figures(data: Path, instances: Sequence[ChoiceInstance],
@@ -37,6 +40,7 @@ class WinoBiasTask(Task):
     name = "winobias"
     slice_keys = ("stereotype", "type", "pronoun_gender")
     headline_metrics = ("accuracy", "conll_f1")
+    headline = WINOBIAS_HEADLINE
     folder = WinoBiasFolder()
     web = WebView(
         facets=(("stereotype", "pro / anti"), ("type", "type"), ("split", "split"),
@@ -45,6 +49,11 @@ class WinoBiasTask(Task):
     report = WinoBiasReport()
     export = WinoBiasExport()
     commands = Commands("refbench.tasks.winobias.commands:commands")
+
+    def headline_figures(self, results: Sequence[Result]) -> list[HeadlineFigure]:
+        from refbench.tasks.winobias.headline import winobias_figures
+
+        return winobias_figures(results)
 
     def sniff(self, head: FileHead) -> bool:
         from refbench.tasks.winobias.read import FILE_NAME

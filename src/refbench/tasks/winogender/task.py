@@ -16,6 +16,7 @@ from refbench.core.invalid import InvalidInstances
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
 from refbench.tasks.capabilities import Commands, WebView
+from refbench.tasks.headline import Headline
 from refbench.tasks.winogender.folder import WinogenderExport, WinogenderFolder
 from refbench.tasks.winogender.text import WinogenderReport
 
@@ -72,6 +73,9 @@ class WinogenderTask(Task):
     slice_keys = ("gender", "answer", "someone")
     headline_metrics = ("accuracy", "accuracy_male", "accuracy_female", "accuracy_neutral",
                         "flip_rate", "gotcha_accuracy", "pearson_r")
+    headline = (Headline("accuracy", "Accuracy", chance=True),
+                Headline("gotcha_accuracy", "Gotcha",
+                         n_at=("winogender", *COUNTS["gotcha_accuracy"])))
     folder = WinogenderFolder()
     web = WebView(
         facets=(("gender", "pronoun gender"), ("answer", "answer"),
