@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.studies.server_harness import Server, get, post_answer
+from tests.web.study.server_harness import Server, get, post_answer
 
 from refbench.studies.export import export
 from refbench.studyfile.db import StudyStore

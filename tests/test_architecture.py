@@ -196,3 +196,57 @@ def test_imports_are_what_the_graph_reads() -> None:
     """The graph sees a lazy import inside a function (so the rules above can fail)."""
     graph = defaultdict(set, GRAPH)
     assert "refbench.tasks.lookup" in graph["refbench.cli.ls"]
+
+
+#: Source packages with no test folder of their own, each with the reason: none today (a
+#: package added without tests goes here, ``"tasks/name": "why"``, or gets its tests).
+UNMIRRORED: dict[str, str] = {}
+#: Test folders that mirror no package: suites that cut across packages, and test data.
+CROSS_CUTTING = ("journey", "robustness", "docs", "scale", "fixtures", "golden")
+TESTS = ROOT / "tests"
+
+
+
+def _source_packages(src: Path = SRC) -> set[str]:
+    """Every folder of ``src`` holding Python modules, as a path below it."""
+    return {p.parent.relative_to(src).as_posix() for p in src.rglob("*.py")
+            if "__pycache__" not in p.parts} - {"."}
+
+
+def _mirror_faults(src: Path, tests: Path) -> dict[str, list[str]]:
+    """What breaks the mirror rule: source packages without a test folder holding a test file
+    (:data:`UNMIRRORED` aside), test folders that mirror no package and are no cross-cutting
+    suite, and folders of test code without ``__init__.py`` (tests import as ``tests.x.y``)."""
+    packages = _source_packages(src)
+    missing = sorted(p for p in packages - set(UNMIRRORED)
+                     if not any((tests / p).glob("test_*.py")))
+    stray = sorted({f.parent.relative_to(tests).as_posix() for f in tests.rglob("test_*.py")
+                    if f.parent != tests
+                    and f.parent.relative_to(tests).parts[0] not in CROSS_CUTTING
+                    and f.parent.relative_to(tests).as_posix() not in packages})
+    unmarked = sorted(d.relative_to(tests).as_posix() for d in tests.rglob("*")
+                      if d.is_dir() and any(d.glob("*.py")) and not (d / "__init__.py").exists()
+                      and d.relative_to(tests).parts[0] != "fixtures")
+    return {"missing": missing, "stray": stray, "unmarked": unmarked}
+
+
+def test_tests_mirror_the_source() -> None:
+    """Each package and subpackage of src/refbench has a folder at the same path under tests/
+    holding a test file, and each test folder is a package's or a cross-cutting suite's."""
+    assert set(UNMIRRORED) <= _source_packages(), "an exception names a package that is gone"
+    assert _mirror_faults(SRC, TESTS) == {"missing": [], "stray": [], "unmarked": []}
+
+
+def test_the_mirror_check_finds_what_it_looks_for(tmp_path: Path) -> None:
+    """The mirror rule read on a made-up tree: each kind of fault is found, and only those."""
+    files = ["src/core/a.py", "src/tasks/gap/b.py", "src/tasks/gap/data/c.txt", "src/web/d.py",
+             "tests/__init__.py", "tests/core/__init__.py", "tests/core/test_a.py",
+             "tests/tasks/__init__.py", "tests/tasks/gap/__init__.py",
+             "tests/tasks/gap/helper.py", "tests/results/__init__.py",
+             "tests/results/test_old.py", "tests/journey/__init__.py",
+             "tests/journey/test_all.py", "tests/web/test_d.py"]
+    for rel in files:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("", encoding="utf-8")
+    assert _mirror_faults(tmp_path / "src", tmp_path / "tests") == {
+        "missing": ["tasks/gap"], "stray": ["results"], "unmarked": ["web"]}

@@ -14,7 +14,7 @@ from refbench.core.errors import OutputError
 from refbench.tasks.kitmus.generate.resources import BUILTIN_DIR, load_resources
 from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 from tests.conftest import OFFICIAL, needs_shared, run_cli
-from tests.tasks.kitmus.test_generate import files_of
+from tests.tasks.kitmus.generate.test_generate import files_of
 
 TINY = ["--variants", "background-both", "--entities", "2", "--sizes", "train=2,validation=1,"
         "test=2", "--seed", "5", "--quiet"]

@@ -21,7 +21,7 @@ from refbench.tasks.altentities.study import create_altentities_study
 from refbench.tasks.kitmus.study import create_kitmus_study
 from refbench.tasks.tne.annotation.study import create_tne_study
 from tests.studies.conftest import ENTITIES, TNE_TINY
-from tests.studies.server_harness import Server
+from tests.web.study.server_harness import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")

@@ -14,7 +14,7 @@ import pytest
 
 from refbench.api import Option, Trainer, TrainJob
 from tests.conftest import ROOT
-from tests.test_task_options import cli
+from tests.tasks.test_task_options import cli
 
 FIX = ROOT / "tests" / "fixtures"
 WSC = FIX / "winograd" / "wsc-tiny.jsonl"
@@ -45,7 +45,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from refbench.core.registry import TRAINERS, Entry
 
     entries = dict(TRAINERS._entries)
-    entries["counting"] = Entry("counting", "tests.test_trainers:CountingTrainer", "",
+    entries["counting"] = Entry("counting", "tests.core.test_trainer_registry:CountingTrainer", "",
                                 "refbench-test-trainer 0.1")
     monkeypatch.setattr(TRAINERS, "_entries", entries)
     yield

@@ -3,7 +3,7 @@ write it: ``sentences`` are segments of wordpieces framed by ``[CLS]``/``[SEP]``
 gives each piece's word (``[CLS]`` the segment's first word, ``[SEP]`` its last), and
 ``clusters`` index either the words (what BERT4Coref published for KITMUS) or the subtokens.
 
-    python -m tests.tasks.kitmus.bert_output  # rewrites tests/fixtures/kitmus/bert4coref/
+    python -m tests.tasks.kitmus.score.bert_output  # rewrites tests/fixtures/kitmus/bert4coref/
                                               # from ../shared
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 RELEASED = (ROOT.parent / "shared" / "data" / "kitmus-official" / "released"
             / "background-train-no-noise" / "subtask_2_ents" / "full-text")
 FIXTURES = ROOT / "tests" / "fixtures" / "kitmus" / "bert4coref"

@@ -17,7 +17,7 @@ from refbench.studies.export import export
 from refbench.studyfile.db import StudyStore
 from refbench.tasks.kitmus.study import create_kitmus_study
 from tests.studies.conftest import make_suite
-from tests.studies.server_harness import Server, get, post_answer
+from tests.web.study.server_harness import Server, get, post_answer
 
 N_ITEMS, N_ANNOTATORS = 500, 10
 

@@ -160,7 +160,7 @@ def test_unwritable_output_is_a_clear_error(tmp_path: Path) -> None:
     assert info.value.exit_code == 2 and "cannot write here" in info.value.message
 
 
-@pytest.mark.skipif(not (Path(__file__).resolve().parents[4] / "shared").exists(),
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[5] / "shared").exists(),
                     reason="../shared not present")
 def test_official_resources_generate(tmp_path: Path) -> None:
     from tests.conftest import OFFICIAL

@@ -21,8 +21,8 @@ from refbench.tasks.altentities.study import create_altentities_study
 from refbench.tasks.kitmus.study import create_kitmus_study
 from refbench.tasks.tne.annotation.study import create_tne_study
 from tests.studies.conftest import ENTITIES, answer_everything, client
-from tests.studies.server_harness import Server, post_answer
-from tests.studies.test_browser import CHROMIUM, answers, page, ready, saved, shots
+from tests.web.study.server_harness import Server, post_answer
+from tests.web.study.test_browser import CHROMIUM, answers, page, ready, saved, shots
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing "
@@ -60,7 +60,7 @@ def two_studies(tmp_path: Path) -> list[Path]:
     ae, tne = tmp_path / "books.sqlite", tmp_path / "tne.sqlite"
     create_altentities_study([ENTITIES], ae, n=4, method="uniform", annotators=["ann1", "ann2"],
                              seed=1)
-    create_tne_study(Path(__file__).parents[1] / "fixtures" / "studies" / "tne-tiny.jsonl",
+    create_tne_study(Path(__file__).parents[2] / "fixtures" / "studies" / "tne-tiny.jsonl",
                      tne, n=2, annotators=["ann1"], seed=1)
     answer_everything(ae, client(ae))
     return [ae, tne]

