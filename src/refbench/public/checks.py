@@ -153,10 +153,12 @@ def compare_args(results: Any, *, resamples: Any, seed: Any) -> None:
 def report_args(results: Any, format: Any, metric: Any) -> None:
     from refbench.core.result import Result
 
+    check_text("report", "format", format, optional=False)
+    if format not in ("markdown", "md", "latex", "html", "csv"):
+        raise ArgumentError("report", "format", "markdown, latex, html or csv", format)
     kinds = (Result, str, os.PathLike)
     check_results("report", results, kinds, "a Result, a run folder or result file (a path), "
                   "or a list of them", single=True)
     if isinstance(results, list | tuple) and not results:
         raise ArgumentError("report", "results", "at least one Result or path", results)
-    check_text("report", "format", format, optional=False)
     check_text("report", "metric", metric)

@@ -15,6 +15,7 @@ from refbench.core.errors import RefbenchError
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
 from refbench.core.result import coverage_of, names_apart, system_of
+from refbench.core.seal import check_record
 from refbench.tasks.files import split_from_name
 from refbench.tasks.lookup import find_task, tasks_with
 
@@ -55,6 +56,7 @@ def load_results(paths: Sequence[str | Path], *, label: bool = True) -> list[dic
         if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
         check_result_shape(data, p)
+        check_record(data, path=p, folder=p.parent if p.name == "metrics.json" else None)
         out.append(_complete(data, str(p)))
     return labelled(out) if label else out
 
