@@ -154,9 +154,10 @@ def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
     from refbench.runs.record import record_run, run_folders
     from refbench.runs.store import Store
 
+    found = list(run_folders(list(run_dirs)))  # every record checked before the store opens
     with Store(store) as st:
         click.echo(st.describe(), err=True)
-        for folder, metrics in run_folders(list(run_dirs)):
+        for folder, metrics in found:
             rid = record_run(st, metrics, folder)
             click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
                        f"{metrics['data']} ({folder})")
