@@ -97,6 +97,8 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
         result = task.evaluate(gold, paths, systems=list(systems), split=split,
                                bootstrap=bootstrap, seed=seed, reader_options=reader_options,
                                on_invalid=on_invalid, **dict(scorer_options or {}))
+    if len(paths) == 1:  # formats read by the task itself (a folder run's --out) too
+        check_counts(result, gold, paths[0], name_of=name_of)
     result["task"] = task.name
     result["gold"] = result["data"] = str(gold)
     result["split"] = task.infer_split(gold)
@@ -119,12 +121,16 @@ def _check_belongs(task: Task, gold: Path, paths: Sequence[Path],
     if task.documents is not None or not gold.is_file():
         return
     for path in paths:
+        try:
+            pred = prediction_file(path)
+        except RefbenchError:  # a folder run's --out: the task's evaluate reads it its way
+            continue
         options = dict(reader_options or (run_metadata(path) or {}).get("reader_options") or {})
         try:
             instances = task.gold_instances(gold, options)
         except RefbenchError:
             return
-        check_belongs(gold, prediction_file(path), instances, name_of=name_of,
+        check_belongs(gold, pred, instances, name_of=name_of,
                       read=partial(_read_like, task, options))
 
 
