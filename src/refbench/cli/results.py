@@ -165,8 +165,11 @@ def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
 
 @results.command("verify", context_settings=CONTEXT, epilog=(
     examples(
-        "refbench results verify runs/gap  # the seal: figures, predictions, intervals",
-        "refbench results verify --rescore runs/  # and score the predictions again")))
+        "refbench run --model first --data ../shared/data/winograd/wsc273.jsonl --out "
+        "runs/wsc-verify --no-store",
+        "refbench results verify runs/wsc-verify  # the seal: figures, predictions, intervals",
+        "refbench results verify --rescore runs/wsc-verify  # and score the predictions "
+        "again")))
 @click.argument("paths", type=PATH, nargs=-1, required=True)
 @click.option("--rescore", is_flag=True,
               help="Also score each run's predictions again against its data and compare "
