@@ -164,3 +164,23 @@ def test_every_task_s_intervals_contain_their_figures(release: str, tmp_path: Pa
         assert "ci95" in metrics, folder
         assert interval_breach(metrics) is None
         assert verify(metrics, folder=folder).state == "verified"
+
+
+def test_a_store_row_edited_by_hand_is_refused_by_report(tmp_path: Path) -> None:
+    """The store keeps the sealed record: ``report --from-store`` checks it too."""
+    import sqlite3
+
+    import refbench
+
+    store = tmp_path / "s.sqlite"
+    refbench.run("first", str(WSC_TINY), out=tmp_path / "run", store=store, progress=False)
+    assert _code("report", "--from-store", "--store", store)[0] == 0
+    with sqlite3.connect(store) as db:
+        (text,) = db.execute("SELECT metrics FROM runs").fetchone()
+        metrics = json.loads(text)
+        lo, hi = metrics["ci95"]["accuracy"]
+        metrics["accuracy"] = hi if metrics["accuracy"] != hi else lo
+        db.execute("UPDATE runs SET metrics = ?", (json.dumps(metrics),))
+    db.close()
+    code, _, err = _code("report", "--from-store", "--store", store)
+    assert code == 2 and "changed after the run" in err, err

@@ -141,6 +141,7 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
     out = []
     for row in rows:
         full = store.get(row["run_id"])
+        check_record(full["metrics"], path=f"{store.path}: run {row['run_id']}")
         metrics = dict(full["metrics"])
         metrics.setdefault("system", full.get("system") or full["model"])
         metrics.setdefault("model", full["model"])
