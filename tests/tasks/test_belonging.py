@@ -107,6 +107,9 @@ def test_the_run_s_own_record_names_its_data_and_the_matching_split(tmp_path: Pa
     assert "these predictions match gap:test" in err
     with pytest.raises(refbench.RefbenchError, match="these predictions match gap:test"):
         refbench.evaluate(run, "gap:dev")
+    # and against its own split it scores (a traceback on main: the scorecard of a partial run)
+    code, err = _code("evaluate", "--task", "gap", "--gold", "gap:test", "--pred", run)
+    assert code == 0, err
 
 
 @needs_data
