@@ -129,10 +129,13 @@ def run_args(model: Any, data: Any, *, limit: Any, system: Any, out: Any, task: 
 
 
 def evaluate_args(predictions: Any, gold: Any, *, task: Any, split: Any) -> None:
-    from refbench.public.results import Result
+    from refbench.core.result import Result
     from refbench.tasks.base import Task
 
-    if not (_is_path(predictions) or isinstance(predictions, Result)):
+    # a Result of refbench.run (the public one keeps out_dir; read from the core type, so
+    # that this module imports nothing of refbench.public)
+    if not (_is_path(predictions) or (isinstance(predictions, Result)
+                                      and hasattr(predictions, "out_dir"))):
         raise ArgumentError("evaluate", "predictions", "a run folder or prediction file "
                             "(a path), or a Result of refbench.run", predictions)
     check_data("evaluate", "gold", gold)
@@ -142,7 +145,7 @@ def evaluate_args(predictions: Any, gold: Any, *, task: Any, split: Any) -> None
 
 
 def compare_args(results: Any, *, resamples: Any, seed: Any) -> None:
-    from refbench.public.results import Result
+    from refbench.core.result import Result
 
     check_results("compare", results, (Result,), "a list of two or more Results "
                   "(refbench.run, refbench.evaluate)", single=False)
