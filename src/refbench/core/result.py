@@ -233,7 +233,7 @@ class Result:
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise RefbenchError("not a run's metrics (invalid JSON)", path=f) from None
         if isinstance(data, Mapping):  # a record is checked against its evidence
-            check_record(data, path=f, folder=f.parent)
+            check_record(data, path=f, folder=f.parent, sealed_record=f.name == METRICS_FILE)
         return cls.from_json(data, path=f)
 
 

@@ -125,12 +125,17 @@ def interval_breach(metrics: Mapping[str, Any]) -> str | None:
     return None
 
 
-def verify(metrics: Mapping[str, Any], *, folder: Path | None = None) -> Verdict:
+def verify(metrics: Mapping[str, Any], *, folder: Path | None = None,
+           sealed_record: bool = True) -> Verdict:
     """Check a record against its seal and, when ``folder`` (the run folder) is given, against
-    the predictions file there."""
+    the predictions file there. ``sealed_record=False``: a combined result (a folder run's
+    ``results.json``, an ``evaluate --out`` file) that no seal covers, whatever it copied
+    from its runs: only its intervals are checked."""
     breach = interval_breach(metrics)
     if breach:
         return Verdict(REFUSED, breach)
+    if not sealed_record:
+        return Verdict(NOT_VERIFIED, "a combined result: its runs carry the seals")
     sealed = metrics.get(SEAL_KEY)
     if sealed is None:
         return Verdict(NOT_VERIFIED, "written before seals")
@@ -155,10 +160,10 @@ def verify(metrics: Mapping[str, Any], *, folder: Path | None = None) -> Verdict
 
 
 def check_record(metrics: Mapping[str, Any], *, path: str | Path,
-                 folder: Path | None = None) -> Verdict:
+                 folder: Path | None = None, sealed_record: bool = True) -> Verdict:
     """:func:`verify`, refusing (:class:`RecordRefused`, naming ``path``) a record that fails;
     the verdict otherwise."""
-    verdict = verify(metrics, folder=folder)
+    verdict = verify(metrics, folder=folder, sealed_record=sealed_record)
     if verdict.refused:
         raise RecordRefused(f"this record is refused: {verdict.reason}; refbench results "
                             "verify --rescore re-scores its predictions", path=path)

@@ -56,7 +56,8 @@ def load_results(paths: Sequence[str | Path], *, label: bool = True) -> list[dic
         if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
         check_result_shape(data, p)
-        check_record(data, path=p, folder=p.parent if p.name == "metrics.json" else None)
+        run = p.name == "metrics.json"  # a run's own record; others combine runs
+        check_record(data, path=p, folder=p.parent if run else None, sealed_record=run)
         out.append(_complete(data, str(p)))
     return labelled(out) if label else out
 
