@@ -129,7 +129,7 @@ def check_belongs(gold: Path, pred: Path, instances: Sequence[ChoiceInstance], *
         first_gold = instances[0].id
         raise ForeignPredictions(
             f"these predictions do not belong to the gold {_label(gold, name_of)}: "
-            f"{len(matched)} of {len(ids)} name one of its instances (at least half must): "
+            f"{_how_many(len(matched), len(ids))} (at least half must): "
             f"prediction ids look like {ids[0]!r}, gold ids like {first_gold!r}"
             f"{_made_on(run, name_of)}{_matching_file(read, gold, ids, run, name_of)}",
             path=pred)
@@ -161,6 +161,12 @@ def _check_content(gold: Path, pred: Path, instances: Sequence[ChoiceInstance],
             f"have the gold's text (at least half must){_made_on(run, name_of)}", path=pred)
 
 
+def _how_many(matched: int, total: int) -> str:
+    if matched == 0:
+        return f"none of the {total} predictions names one of its instances"
+    return f"{matched} of {total} predictions name one of its instances"
+
+
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -182,5 +188,5 @@ def check_counts(result: dict[str, Any], gold: Path, pred: Path, *,
     if total and matched < MIN_SHARE * total:
         raise ForeignPredictions(
             f"these predictions do not belong to the gold {_label(gold, name_of)}: "
-            f"{matched} of {total} name one of its instances (at least half must)"
+            f"{_how_many(matched, total)} (at least half must)"
             f"{_made_on(_recorded(pred), name_of)}", path=pred)
