@@ -49,7 +49,7 @@ BOOKKEEPING = {"model", "system", "systems", "model_fingerprint", "data", "gold"
                "split", "limit", "reader_options", "n_cached", "uncached_batches", "created",
                "out_dir", "predictions", "provenance", "run_id", "run_ids", "store", "pred",
                "task", "task_version", "mode", "warnings", "ci95_methods", "cells",
-               "lm_eval_task_hash", "n_missing", "n_extra", "schema"}
+               "lm_eval_task_hash", "n_missing", "n_extra", "schema", "seal"}
 
 
 def figures(obj: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:

@@ -982,13 +982,25 @@ def lm_eval_suite_cases() -> list[Case]:
     ]
 
 
+def silent_module_cases() -> list[Case]:
+    """The rows of every ``tests/robustness/cases_silent_*.py`` (each exports
+    ``silent_cases() -> list[Case]``): a new class of silent failure adds its module, with
+    no edit here."""
+    import importlib
+
+    found: list[Case] = []
+    for path in sorted(Path(__file__).parent.glob("cases_silent_*.py")):
+        found.extend(importlib.import_module(f"tests.robustness.{path.stem}").silent_cases())
+    return found
+
+
 def all_cases() -> list[Case]:
     from tests.robustness.cases_boundaries import boundary_cases
     from tests.robustness.cases_reliability import reliability_cases
 
     cases = [*file_cases(), *output_cases(), *shape_cases(), *number_cases(),
              *model_arg_cases(), *silent_cases(), *lm_eval_suite_cases(),
-             *reliability_cases(), *boundary_cases()]
+             *reliability_cases(), *boundary_cases(), *silent_module_cases()]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

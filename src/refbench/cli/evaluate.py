@@ -110,6 +110,7 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     from refbench.cli.declared import checked, given
     from refbench.core.errors import UsageError
     from refbench.core.invalid import InvalidInstances
+    from refbench.releases.cache import reference_of
     from refbench.reporting.text import result_text
     from refbench.tasks.lookup import get_task
     from refbench.tasks.scoring import evaluate_predictions
@@ -130,7 +131,8 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     result = evaluate_predictions(the_task, gold, preds, systems=systems, split=split,
                                   bootstrap=bootstrap, seed=seed, reader_options=reader,
                                   scorer_options=scorer,
-                                  on_invalid=invalid, allow_missing=allow_missing)
+                                  on_invalid=invalid, allow_missing=allow_missing,
+                                  name_of=reference_of)
     if invalid is not None:
         result.update(invalid.report())
         if invalid:

@@ -31,7 +31,8 @@ STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
         "refbench results tag 1 --tag paper",
         "refbench results ls --tag paper")))
 def results() -> None:
-    """Runs recorded in the results store: list, show, tag, remove, add, merge, import."""
+    """Runs recorded in the results store: list, show, tag, remove, add, verify, merge,
+    import."""
 
 
 @results.command("ls", context_settings=CONTEXT, epilog=(
@@ -153,12 +154,46 @@ def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
     from refbench.runs.record import record_run, run_folders
     from refbench.runs.store import Store
 
+    found = list(run_folders(list(run_dirs)))  # every record checked before the store opens
     with Store(store) as st:
         click.echo(st.describe(), err=True)
-        for folder, metrics in run_folders(list(run_dirs)):
+        for folder, metrics in found:
             rid = record_run(st, metrics, folder)
             click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
                        f"{metrics['data']} ({folder})")
+
+
+@results.command("verify", context_settings=CONTEXT, epilog=(
+    examples(
+        "refbench run --model first --data ../shared/data/winograd/wsc273.jsonl --out "
+        "runs/wsc-verify --no-store",
+        "refbench results verify runs/wsc-verify  # the seal: figures, predictions, intervals",
+        "refbench results verify --rescore runs/wsc-verify  # and score the predictions "
+        "again")))
+@click.argument("paths", type=PATH, nargs=-1, required=True)
+@click.option("--rescore", is_flag=True,
+              help="Also score each run's predictions again against its data and compare "
+                   "the figures with the recorded ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per record.")
+def results_verify(paths: tuple[Path, ...], rescore: bool, as_json: bool) -> None:
+    """Check run records against their evidence: the seal each run writes into metrics.json
+    (a figure edited by hand, predictions changed after the run), every figure inside its own
+    interval, and with --rescore the figures of the predictions scored again. Exit code 2
+    when a record is refused; records written before seals are "not verified"."""
+    from refbench.core.errors import RefbenchError
+    from refbench.runs.verify import verify_paths
+
+    checked = verify_paths(list(paths), rescore=rescore)
+    for c in checked:
+        if as_json:
+            print_json({"path": str(c.path), "state": c.verdict.state,
+                        "reason": c.verdict.reason})
+        else:
+            click.echo(c.line())
+    refused = [c for c in checked if c.verdict.refused]
+    if refused:
+        raise RefbenchError(f"{len(refused)} of {len(checked)} records refused (the first: "
+                            f"{refused[0].verdict.reason})", path=refused[0].path)
 
 
 @results.command("merge", context_settings=CONTEXT, epilog=(

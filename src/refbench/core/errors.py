@@ -85,6 +85,11 @@ def _rebuild(cls: type[RefbenchError], message: str, code: int, path: str | None
     return exc
 
 
+class RefbenchWarning(UserWarning):
+    """What the command line prints as ``WARNING: ...``, raised from Python as a warning
+    (``warnings.warn(line, RefbenchWarning)``): a figure to read with care, not an error."""
+
+
 class UsageError(RefbenchError):
     def __init__(self, message: str) -> None:
         super().__init__(message, code=E_USAGE)

@@ -43,6 +43,7 @@ from refbench.core.identity import (
     run_metrics_beside,
     system_of,
 )
+from refbench.core.seal import check_record
 
 __all__ = ["BY_LIMIT", "BY_LM_EVAL_LIMIT", "BY_MISSING", "BY_SHARD", "METRICS_FILE",
            "SCHEMA_VERSION", "Coverage", "DataIdentity", "Figure", "IntervalMethod",
@@ -231,6 +232,8 @@ class Result:
             raise RefbenchError("not a run folder (no metrics.json)", path=p) from None
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise RefbenchError("not a run's metrics (invalid JSON)", path=f) from None
+        if isinstance(data, Mapping):  # a record is checked against its evidence
+            check_record(data, path=f, folder=f.parent, sealed_record=f.name == METRICS_FILE)
         return cls.from_json(data, path=f)
 
 

@@ -25,8 +25,10 @@ def card(results: Any, *, against: str | None = None) -> ModelCard:
     a column group per benchmark. ``against``: mark the cells whose paired test against that
     system is significant after Holm's correction over the table. ``.to_pandas(wide=...)``,
     ``.plot()``, ``.render(fmt)``; shown as a table in a notebook."""
+    from refbench.public.checks import report_args
     from refbench.reporting.card_inputs import make_card
 
+    report_args(results, "markdown", None)
     return make_card(_items(results), against=against)
 
 
@@ -37,10 +39,12 @@ def report(results: Any, format: str = "markdown", *, ci: bool = True,
     ``"html"`` or ``"csv"``. ``as_card``: the model card (default: for folders of several runs,
     such as a several-benchmark run's, as ``refbench report`` does); else each task's own
     layout."""
+    from refbench.public.checks import report_args
     from refbench.reporting.card_inputs import needs_card
     from refbench.reporting.reporting import build_tables
     from refbench.reporting.results import load_results
 
+    report_args(results, format, metric)
     fmt = FORMATS.get(format)
     if fmt is None:
         raise UsageError(f"format={format!r}: choose markdown, latex, html or csv")

@@ -106,7 +106,9 @@ def compare(results: Sequence[Result], *, resamples: int | None = None,
     """Paired tests for every pair of ``results`` (two or more, of one task and the same
     data, all complete or all partial)."""
     from refbench.metrics.paired import BOOTSTRAP_RESAMPLES, DEFAULT_SEED, holm, paired_test
+    from refbench.public.checks import compare_args
 
+    compare_args(results, resamples=resamples, seed=seed)
     results = list(results)
     if len(results) < 2:
         raise UsageError("compare needs two or more results")

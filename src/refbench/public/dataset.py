@@ -127,8 +127,10 @@ def load(name_or_path: str | Path, *, split: str | None = None,
     """A benchmark's instances: a release name (``"wsc273"``, ``"gap:test"``, with ``split``
     or without) or a data file (``task`` when it cannot be told from the file). A folder run
     whole (a KITMUS suite, a WinoBias release) is read file by file: load one of its files."""
+    from refbench.public.checks import load_args
     from refbench.tasks.choices import read_choices
 
+    load_args(name_or_path, split, task)
     path = data_path(name_or_path, split=split)
     if path.is_dir():
         raise RefbenchError("a folder: load one of its data files (refbench.run runs a "

@@ -94,9 +94,11 @@ def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | Non
     ``batch_size=``, ``timeout=`` (seconds per instance) and a subclass's own options."""
     from refbench.models.base import check_model_options, trained_reader_options
     from refbench.models.transfer import check_transfer
+    from refbench.public.checks import run_args
     from refbench.runs.multi import benchmarks, run_benchmarks, run_one
     from refbench.runs.record import RunSettings
 
+    run_args(model, data, limit=limit, system=system, out=out, task=task, split=split)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise UsageError(f"limit={limit!r}: expected a positive whole number")
@@ -151,9 +153,12 @@ def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | 
     prediction format, or a Result that kept its run folder) against ``gold`` (a release name
     or a path) as ``refbench evaluate`` does. ``task``: inferred from the gold when not
     given."""
+    from refbench.public.checks import evaluate_args, warn_all
+    from refbench.releases.cache import reference_of
     from refbench.tasks.answers import read_choice_answers
     from refbench.tasks.scoring import evaluate_predictions
 
+    evaluate_args(predictions, gold, task=task, split=split)
     gold_path = data_path(gold, split=split)
     the_task = task_of(task, gold_path)
     if isinstance(predictions, Result):
@@ -163,7 +168,8 @@ def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | 
     pred = Path(predictions)
     if not pred.exists():
         raise RefbenchError("no such file or folder", path=pred)
-    result = evaluate_predictions(the_task, gold_path, [pred])
+    result = evaluate_predictions(the_task, gold_path, [pred], name_of=reference_of)
+    warn_all(result.get("warnings", ()))
     rows: list[dict[str, Any]] = []
     if not gold_path.is_dir() and the_task.documents is None:
         instances = the_task.gold_instances(gold_path)

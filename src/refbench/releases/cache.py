@@ -177,3 +177,30 @@ def _under(entry: ReleaseFile, rel: str) -> bool:
         if path == rel or PurePosixPath(path).is_relative_to(rel) or path == f"{rel}.gz":
             return True
     return False
+
+
+def reference_of(path: str | Path, root: Path | None = None) -> str | None:
+    """``NAME:SPLIT`` for a file of a release in the data folder (what ``resolve`` turns back
+    into ``path``), or None: the name people use for the data, in messages."""
+    from refbench.releases.manifest import all_releases
+
+    root = data_dir() if root is None else root
+    try:
+        target = Path(path).resolve()
+    except OSError:
+        return None
+    for release in all_releases():
+        try:
+            if (root / release.root).resolve() == target:
+                return release.name
+        except OSError:
+            continue
+        for split, rel in sorted(release.splits.items()):
+            base = root / release.root / rel
+            for candidate in (base, base.with_name(base.name + ".gz")):
+                try:
+                    if candidate.resolve() == target:
+                        return f"{release.name}:{split}"
+                except OSError:
+                    continue
+    return None

@@ -15,6 +15,7 @@ from refbench.core.errors import RefbenchError
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
 from refbench.core.result import coverage_of, names_apart, system_of
+from refbench.core.seal import check_record
 from refbench.tasks.files import split_from_name
 from refbench.tasks.lookup import find_task, tasks_with
 
@@ -55,6 +56,8 @@ def load_results(paths: Sequence[str | Path], *, label: bool = True) -> list[dic
         if "task" not in data:
             raise RefbenchError("not a refbench result (no 'task' field)", path=p)
         check_result_shape(data, p)
+        run = p.name == "metrics.json"  # a run's own record; others combine runs
+        check_record(data, path=p, folder=p.parent if run else None, sealed_record=run)
         out.append(_complete(data, str(p)))
     return labelled(out) if label else out
 
@@ -139,6 +142,7 @@ def store_results(store: Any, *, ids: Sequence[int] | None = None, tag: str | No
     out = []
     for row in rows:
         full = store.get(row["run_id"])
+        check_record(full["metrics"], path=f"{store.path}: run {row['run_id']}")
         metrics = dict(full["metrics"])
         metrics.setdefault("system", full.get("system") or full["model"])
         metrics.setdefault("model", full["model"])

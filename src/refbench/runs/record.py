@@ -30,6 +30,7 @@ from refbench.core.result import (
     Result,
 )
 from refbench.core.result import data_sha256 as data_sha256  # the one answer, kept importable
+from refbench.core.seal import check_record, seal
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput
 from refbench.runs.store import Store, StoreError
@@ -227,7 +228,8 @@ def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[st
     the run, metrics.json is still written so that ``refbench results add OUT`` can record it
     later (the error says so); when metrics.json cannot be written, the row is removed again.
     """
-    text = json.dumps(finite(metrics), indent=2, ensure_ascii=False, default=str,
+    metrics = seal(finite(metrics), out / "predictions.jsonl")  # core/seal.py: last change
+    text = json.dumps(metrics, indent=2, ensure_ascii=False, default=str,
                       allow_nan=False) + "\n"
     if store is None:
         write_text_atomic(out / "metrics.json", text)
@@ -281,4 +283,5 @@ def run_folders(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any]]]:
                        if not isinstance(metrics, dict) or k not in metrics]
             if missing:
                 raise RefbenchError(f"not a run's metrics (no {', '.join(missing)})", path=f)
+            check_record(metrics, path=f, folder=f.parent)
             yield f.parent, metrics

@@ -12,10 +12,11 @@ figures. Every result names its system, data and split.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import UsageError
+from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
 from refbench.core.io import sha256_file
 from refbench.core.result import (
@@ -30,6 +31,7 @@ from refbench.core.result import (
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.answers import read_choice_answers, system_name
 from refbench.tasks.base import Task
+from refbench.tasks.belonging import NameOf, check_belongs, check_counts
 
 
 def score_choices(task: Task, data: Path, predictions: Path,
@@ -58,27 +60,34 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
                          reader_options: dict[str, Any] | None = None,
                          scorer_options: dict[str, Any] | None = None,
                          on_invalid: InvalidInstances | None = None,
-                         allow_missing: bool = False) -> dict[str, Any]:
+                         allow_missing: bool = False,
+                         name_of: NameOf | None = None) -> dict[str, Any]:
     """Score ``preds`` against ``gold`` for ``task``. ``on_invalid`` (``--skip-invalid``):
     malformed gold instances are skipped and recorded there. ``allow_missing``: a folder may
     lack some of its files' predictions (a warning). A refbench run over part of its data
     (``--limit``, a shard, lm-eval's ``--limit``) is scored over the instances it covers, as
     ``run`` scored it, with its coverage; a gold whose sha256 differs from the data the run
     recorded is warned about in one line. ``scorer_options``: the task's ``SCORER_OPTIONS``
-    (checked), passed to its :meth:`~refbench.tasks.base.Task.evaluate`."""
+    (checked), passed to its :meth:`~refbench.tasks.base.Task.evaluate`. Predictions made on
+    other data are refused (:mod:`refbench.tasks.belonging`; ``name_of``: what to call a data
+    file in that message, e.g. its release name)."""
     gold = Path(gold)
     paths = [Path(p) for p in preds]
     if not paths:
         raise UsageError("give at least one prediction file (--pred)")
     if gold.is_dir() and task.folder is not None:
-        return _with_coverage(task.folder.evaluate(
+        whole = task.folder.evaluate(
             task, gold, paths, systems=list(systems), split=split, bootstrap=bootstrap,
-            seed=seed, on_invalid=on_invalid, allow_missing=allow_missing))
+            seed=seed, on_invalid=on_invalid, allow_missing=allow_missing)
+        if len(paths) == 1:
+            check_counts(whole, gold, paths[0], name_of=name_of)
+        return _with_coverage(whole)
     if len(systems) > 1:
         raise UsageError("several --system names are for several suite folders; one file "
                          "(or several runs of one system) takes one name")
     if len(paths) > 1:
         _one_system(task, gold, paths, named=bool(systems))
+    _check_belongs(task, gold, paths, reader_options, name_of)
     run = run_metrics_beside(paths[0]) if len(paths) == 1 else None
     recorded = Result.from_json(run) if run and "task" in run and "n" in run else None
     if recorded is not None and recorded.is_partial and not scorer_options \
@@ -88,6 +97,8 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
         result = task.evaluate(gold, paths, systems=list(systems), split=split,
                                bootstrap=bootstrap, seed=seed, reader_options=reader_options,
                                on_invalid=on_invalid, **dict(scorer_options or {}))
+    if len(paths) == 1:  # formats read by the task itself (a folder run's --out) too
+        check_counts(result, gold, paths[0], name_of=name_of)
     result["task"] = task.name
     result["gold"] = result["data"] = str(gold)
     result["split"] = task.infer_split(gold)
@@ -98,6 +109,33 @@ def evaluate_predictions(task: Task, gold: str | Path, preds: Sequence[str | Pat
         if line:
             result.setdefault("warnings", []).append(line)
     return result
+
+
+def _check_belongs(task: Task, gold: Path, paths: Sequence[Path],
+                   reader_options: dict[str, Any] | None, name_of: NameOf | None) -> None:
+    """Each answers file is matched with the gold's instances before it is scored
+    (:func:`refbench.tasks.belonging.check_belongs`); a gold that cannot be read is left to
+    the task's evaluate, which says why."""
+    from refbench.tasks.answers import prediction_file, run_metadata
+
+    if task.documents is not None or not gold.is_file():
+        return
+    for path in paths:
+        try:
+            pred = prediction_file(path)
+        except RefbenchError:  # a folder run's --out: the task's evaluate reads it its way
+            continue
+        options = dict(reader_options or (run_metadata(path) or {}).get("reader_options") or {})
+        try:
+            instances = task.gold_instances(gold, options)
+        except RefbenchError:
+            return
+        check_belongs(gold, pred, instances, name_of=name_of,
+                      read=partial(_read_like, task, options))
+
+
+def _read_like(task: Task, options: dict[str, Any], path: Path) -> list[ChoiceInstance]:
+    return task.gold_instances(path, options)
 
 
 def _with_coverage(result: dict[str, Any]) -> dict[str, Any]:
