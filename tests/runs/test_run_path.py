@@ -1,0 +1,90 @@
+"""The one run path gives main's run folders and figures, byte for byte (normalised only where
+runs legitimately differ: folders, times, command line, commit): ``refbench run --model random``
+on a data file (WSC273), a small KITMUS suite, the WinoBias release and the three at once,
+against ``tests/fixtures/runs/run-path.json`` (recorded with main's code by
+``scripts/regen_run_path.py``). ``refbench.run`` with ``out`` writes the same folders."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripts.regen_run_path import DATA, FIXTURE, SUITE_ARGS, cases, command, places
+
+from tests.runs.reference import normalised_folder, normalised_json, normalised_text
+
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data")
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from refbench.cli import app
+    from refbench.core.commands import run_guarded
+
+    out = tmp_path_factory.mktemp("rp") / "suite"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert run_guarded(app, ["kitmus", "generate", "--out", str(out), *SUITE_ARGS]) == 0
+    return out
+
+
+def _same(got: dict[str, Any], want: dict[str, Any]) -> None:
+    assert sorted(got) == sorted(want)
+    for rel in want:
+        assert got[rel] == want[rel], rel
+
+
+@pytest.mark.parametrize("name", ["file", "suite", "winobias", "many"])
+def test_command_gives_mains_folders(name: str, suite: Path, tmp_path: Path,
+                                     reference: dict[str, Any]) -> None:
+    from refbench.cli import app
+    from refbench.core.commands import run_guarded
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert run_guarded(app, command(name, cases(suite)[name], tmp_path)) == 0
+    line = buf.getvalue().strip().splitlines()[-1]
+    where = places(tmp_path, suite)
+    want = reference[name]
+    assert normalised_json(json.loads(line), where) == want["printed"]
+    assert normalised_text(line, where) == want["printed_sha256"]
+    _same(normalised_folder(tmp_path / name, where), want["files"])
+
+
+@pytest.mark.parametrize("name", ["file", "suite", "many"])
+def test_python_api_writes_the_same_folders(name: str, suite: Path, tmp_path: Path,
+                                            reference: dict[str, Any]) -> None:
+    import refbench
+
+    data = cases(suite)[name]
+    got = refbench.run("random", data if name == "many" else data[0], out=tmp_path / name,
+                       store=None, progress=False)
+    files = normalised_folder(tmp_path / name, places(tmp_path, suite))
+    want = reference[name]["files"]
+    assert sorted(files) == sorted(want)
+    for rel, value in want.items():  # the command line differs in provenance only
+        if "text_sha256" in value:
+            prov = files[rel]["json"].get("provenance")
+            assert {k: v for k, v in files[rel]["json"].items() if k != "provenance"} == \
+                {k: v for k, v in value["json"].items() if k != "provenance"}, rel
+            assert (prov is None) == (value["json"].get("provenance") is None)
+        else:
+            assert files[rel] == value, rel
+    results = got if isinstance(got, list) else [got]
+    n_runs = sum(1 for rel in want if rel.endswith("metrics.json"))
+    assert len(results) == n_runs
+    metrics = {rel: v["json"] for rel, v in want.items() if rel.endswith("metrics.json")}
+    for r in results:
+        assert r.out_dir is not None
+        rel = (Path(r.out_dir) / "metrics.json").relative_to(tmp_path / name).as_posix()
+        assert r.figures["accuracy"] == metrics[rel]["accuracy"], rel
+        assert len(r.rows) == metrics[rel]["n"]
