@@ -29,9 +29,10 @@ LAYERS = {
     "runs": 5,
     "reporting": 6,
     "studies": 7,
-    "web": 8,
-    "cli": 9,
-    "api": 10, "public": 10, "__main__": 10,
+    "public": 8,
+    "web": 9,
+    "cli": 10,
+    "api": 11, "__main__": 11,
 }
 MAX_LINES = 400
 REGISTRY = "refbench.core.registry"

@@ -88,3 +88,46 @@ def test_python_api_writes_the_same_folders(name: str, suite: Path, tmp_path: Pa
         rel = (Path(r.out_dir) / "metrics.json").relative_to(tmp_path / name).as_posix()
         assert r.figures["accuracy"] == metrics[rel]["accuracy"], rel
         assert len(r.rows) == metrics[rel]["n"]
+
+
+def test_without_out_nothing_is_written(suite: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``refbench.run(..., out=None)``: the same figures and rows as with a folder, and no
+    file left anywhere (a task's own scorer reads a scratch predictions file, removed)."""
+    import tempfile
+
+    import refbench
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.chdir(scratch)
+    kept = refbench.run("random", suite, out=tmp_path / "kept", store=None, progress=False)
+    before = sorted(tmp_path.rglob("*"))
+    loose = refbench.run("random", suite, out=None, store=None, progress=False)
+    assert sorted(tmp_path.rglob("*")) == before
+    assert isinstance(kept, list) and isinstance(loose, list)
+    assert [r.figures.as_dict() for r in loose] == [r.figures.as_dict() for r in kept]
+    assert [r.rows for r in loose] == [r.rows for r in kept]
+    assert all(r.out_dir is None for r in loose) and all(r.out_dir for r in kept)
+    assert [r.key for r in loose] == [r.key for r in kept]
+
+
+def test_a_model_object_runs_under_its_name(tmp_path: Path) -> None:
+    """A :class:`ChoiceModel` object is run as it is: its name is the run's model, and it
+    gives what its spec gives."""
+    import refbench
+    from refbench.core.errors import UsageError
+    from refbench.models.base import build_model
+
+    wsc = DATA / "winograd" / "wsc273.jsonl"
+    model = build_model("random", {"seed": 3})
+    got = refbench.run(model, wsc, limit=20, store=None, progress=False)
+    want = refbench.run("random", wsc, limit=20, store=None, progress=False, seed=3)
+    assert not isinstance(got, list) and not isinstance(want, list)
+    assert got.system.model == model.name == "random"
+    assert got.system.fingerprint == want.system.fingerprint
+    assert got.figures.as_dict() == want.figures.as_dict()
+    assert [r["answer"] for r in got.rows] == [r["answer"] for r in want.rows]
+    with pytest.raises(UsageError, match="model object"):
+        refbench.run(model, wsc, store=None, seed=1)

@@ -6,16 +6,20 @@ line the command line prints), never printed."""
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.invalid import InvalidInstances
 from refbench.core.result import Result as TypedResult
 from refbench.public.dataset import data_path, task_of
-from refbench.public.results import Result, instance_rows, run_rows
+from refbench.public.results import Result, instance_rows
 from refbench.tasks.base import Task
+
+if TYPE_CHECKING:
+    from refbench.models.base import ChoiceModel
+    from refbench.runs.path import Ran
 
 
 class _Default:
@@ -28,21 +32,11 @@ DEFAULT_STORE: Any = _Default()
 
 
 @contextlib.contextmanager
-def _folder(out: str | Path | None) -> Iterator[Path]:
-    """``out``, or a temporary folder removed afterwards (the Result keeps what it needs)."""
-    if out is not None:
-        yield Path(out)
-        return
-    with tempfile.TemporaryDirectory(prefix="refbench-run-") as tmp:
-        yield Path(tmp)
-
-
-@contextlib.contextmanager
 def _store(store: Any) -> Iterator[Any]:
     from refbench.runs.store import Store
 
-    if store is None:
-        yield None
+    if store is None or isinstance(store, Store):  # none, or one the caller keeps open
+        yield store
         return
     st = Store(None if store is DEFAULT_STORE else Path(store))
     try:
@@ -57,66 +51,90 @@ def _progress() -> bool:
     return sys.stderr is not None
 
 
-def read_run(folder: Path, task: Task, *, keep: bool) -> Result:
-    """The Result of a run folder, with its instances' rows."""
-    from refbench.tasks.choices import read_choices
-
-    typed = TypedResult.read(folder)
-    reading = typed.details.get("reader_options") or {}
-    data = Path(typed.data.path)
-    instances = list(read_choices(data, task=task, options=dict(reading)))
-    rows = run_rows(task, instances, folder / "predictions.jsonl")
-    return Result.of(typed, rows=rows, out_dir=folder if keep else None)
-
-
-def run(model: str, data: str | Path | Sequence[str | Path], *, limit: int | None = None,
-        system: str | None = None, out: str | Path | None = None, store: Any = DEFAULT_STORE,
-        task: str | None = None, split: str = "test", progress: bool = True,
-        **model_options: Any) -> Result | list[Result]:
-    """Run ``model`` (a spec: ``"first"``, ``"embedding"``, ``"cross-encoder:DIR"``) on
-    ``data`` (a release name such as ``"wsc273"`` or ``"gap:test"``, or a path) the way
-    ``refbench run`` does: the same predictions and figures, the same files in ``out`` when it
-    is given, recorded in the results store (``store=None``: nothing recorded, no prediction
-    cache; a path: that store). ``model_options`` are the model's options
+def run(model: str | ChoiceModel, data: str | Path | Sequence[str | Path], *,
+        limit: int | None = None, system: str | None = None, out: str | Path | None = None,
+        store: Any = DEFAULT_STORE, task: str | None = None, split: str = "test",
+        progress: bool = True, **model_options: Any) -> Result | list[Result]:
+    """Run ``model`` (a spec: ``"first"``, ``"embedding"``, ``"cross-encoder:DIR"``; or a
+    :class:`~refbench.api.ChoiceModel` object, run as it is under its ``name``) on ``data`` (a
+    release name such as ``"wsc273"`` or ``"gap:test"``, or a path) the way ``refbench run``
+    does: the same predictions and figures, the same files in ``out`` when it is given (none
+    when it is not), recorded in the results store (``store=None``: nothing recorded, no
+    prediction cache; a path: that store). ``model_options`` are the model's options
     (``refbench ls models``). A list of data runs each into ``out/<name>/`` and writes
     ``out/summary.json`` (``refbench run --data A --data B``); a list, or a folder run whole
     (a KITMUS suite, a WinoBias release), gives a list of Results, one per data file."""
-    from refbench.models.base import check_model_options, trained_reader_options
-    from refbench.runs.multi import benchmarks, run_benchmarks, run_one
+    ran = run_all(model, data, limit=limit, system=system, out=out, store=store, task=task,
+                  split=split, progress=progress, options=model_options)
+    return _results(ran, data, out=None if out is None else Path(out))
+
+
+def run_all(model: str | ChoiceModel, data: str | Path | Sequence[str | Path], *,
+            limit: int | None = None, system: str | None = None,
+            out: str | Path | None = None, store: Any = DEFAULT_STORE,
+            task: str | Task | None = None, split: str = "test", progress: bool = True,
+            reader_options: dict[str, Any] | None = None, shard: tuple[int, int] | None = None,
+            skip_invalid: InvalidInstances | None = None, engine: Any = None,
+            skip: Any = None, names: Sequence[str] | None = None,
+            options: dict[str, Any] | None = None) -> Ran:
+    """:func:`run`, returning everything the run path ran (:class:`~refbench.runs.path.Ran`:
+    each benchmark's data files' runs, a folder's combined result, several benchmarks'
+    summary): what ``refbench run`` prints. ``options``: the model's options. The command
+    line's own settings are keyword-only too: ``reader_options`` (``--task-arg``, added to a
+    trained model's), ``shard`` (I, N), ``skip_invalid`` (collects the malformed instances
+    skipped), ``engine`` (a :class:`~refbench.runs.distributed.DaskEngine`),
+    ``skip(bench, error)`` (``--data all``) and ``names`` (each data as it was given, for the
+    summary's rows); ``store``: also an open :class:`~refbench.runs.store.Store`."""
+    from refbench.models.base import ChoiceModel, check_model_options, trained_reader_options
+    from refbench.runs.multi import Benchmark, benchmarks
+    from refbench.runs.path import run as run_path
     from refbench.runs.record import RunSettings
 
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise UsageError(f"limit={limit!r}: expected a positive whole number")
-    options = check_model_options(model, model_options)
+    built = model if isinstance(model, ChoiceModel) else None
+    if built is not None and options:
+        raise UsageError(f"model options ({', '.join(sorted(options))}) are for a model "
+                         "spec; a model object runs as it is")
+    spec = built.name if built is not None else str(model)
+    checked = {} if built is not None else check_model_options(spec, options)
     several = not isinstance(data, str | Path)
-    names = [str(d) for d in data] if not isinstance(data, str | Path) else [str(data)]
-    paths = [data_path(d) for d in names]
+    given = [str(d) for d in data] if not isinstance(data, str | Path) else [str(data)]
+    paths = [data_path(d) if isinstance(d, str) else d for d in
+             (list(data) if not isinstance(data, str | Path) else [data])]
     # as `refbench run`: a trained cross-encoder reads a data file the way it was trained
-    reader = {} if several or paths[0].is_dir() else trained_reader_options(model)
-    settings = RunSettings(model=model, model_options=options, reader_options=reader,
-                           limit=limit, system=system, split=split)
+    reader = {} if several or paths[0].is_dir() or built is not None \
+        else trained_reader_options(spec)
+    reader.update(reader_options or {})
+    settings = RunSettings(model=spec, model_options=checked, reader_options=reader,
+                           limit=limit, system=system, split=split, shard=shard)
     the_task = None if task is None else task_of(task, paths[0])
-    show = progress and _progress()
-    with _folder(out) as folder, _store(store) as st:
-        if several:
-            benches = benchmarks(names, paths)
-            run_benchmarks(settings, benches, folder, task=the_task, store=st, progress=show)
-            return [r for b in benches for r in _results(folder / b.folder, the_task,
-                                                         keep=out is not None)]
-        run_one(settings, paths[0], folder, task=the_task, store=st, progress=show)
-        found = _results(folder, the_task, keep=out is not None)
-        return found if paths[0].is_dir() else found[0]
+    labels = list(names) if names is not None else given
+    benches = benchmarks(labels, paths) if several else [Benchmark(labels[0], paths[0], "")]
+    with _store(store) as st:
+        return run_path(settings, benches, None if out is None else Path(out),
+                        several=several, task=the_task, store=st,
+                        progress=progress and _progress(), model=built,
+                        on_invalid=skip_invalid, engine=engine, skip=skip)
 
 
-def _results(folder: Path, task: Task | None, *, keep: bool) -> list[Result]:
-    from refbench.runs.record import run_folders
-    from refbench.tasks.lookup import get_task
-
-    out = []
-    for sub, metrics in run_folders([folder]):
-        out.append(read_run(sub, task or get_task(str(metrics["task"])), keep=keep))
-    return out
+def _results(ran: Ran, data: str | Path | Sequence[str | Path], *, out: Path | None
+             ) -> Result | list[Result]:
+    """The Python API's Results of a run, with their instances' rows, from the run in memory
+    (each folder's runs in their folders' order); ``out_dir``: each run's folder, when kept."""
+    several = not isinstance(data, str | Path)
+    found = []
+    for b in ran.benchmarks:
+        for f in sorted(b.files, key=lambda f: f.place):
+            out_dir = None if out is None else \
+                (out / b.bench.folder if several else out) / f.place
+            rows = instance_rows(f.task, f.instances, [o.answer for o in f.outputs],
+                                 [list(o.scores) for o in f.outputs])
+            found.append(Result.of(f.recorded.result, rows=rows, out_dir=out_dir))
+    if not several and not ran.benchmarks[0].bench.path.is_dir():
+        return found[0]
+    return found
 
 
 def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | None = None,

@@ -155,3 +155,16 @@ def _under(entry: ReleaseFile, rel: str) -> bool:
         if path == rel or PurePosixPath(path).is_relative_to(rel) or path == f"{rel}.gz":
             return True
     return False
+
+
+def resolve_reference(value: str) -> Path | None:
+    """What a ``DATA`` option makes of a value that is no existing path: the release file or
+    folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
+    that is one letter off a release's or a release not fetched yet."""
+    if looks_like_release(value):
+        return resolve(value)
+    near = near_release(value)
+    if near is not None:
+        raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
+                         f"{near}? (refbench data list)")
+    return None
