@@ -35,6 +35,8 @@ from refbench.core.result import (
     Coverage,
     Result,
     coverage_of,
+    run_identity,
+    run_place,
 )
 from refbench.core.result import data_sha256 as data_sha256  # the one answer, kept importable
 from refbench.core.types import ChoiceInstance
@@ -171,14 +173,13 @@ def finish_run(run: FinishedRun, *, store: Store | None,
         if on_invalid is not None:
             on_invalid.skipped.extend(run.skipped.skipped)
     prov = provenance({"data": [str(run.data.resolve())]})
-    metrics.update({"model": s.model, "system": s.name,
-                    "model_fingerprint": run.fingerprint, "data": str(run.data.resolve()),
-                    "data_sha256": data_sha256(prov), "task_version": run.task.version,
-                    "split": run.task.infer_split(run.data), "limit": s.limit,
-                    "reader_options": dict(s.reader_options), "n_cached": run.n_cached,
-                    "uncached_batches": run.uncached_batches, "created": now(),
-                    "out_dir": _resolved(run.out),
-                    "predictions": _resolved(run.out, "predictions.jsonl")})
+    metrics.update(run_identity(model=s.model, system=s.name, fingerprint=run.fingerprint,
+                                data=run.data, provenance=prov,
+                                task_version=run.task.version,
+                                split=run.task.infer_split(run.data), created=now()))
+    metrics.update({"limit": s.limit, "reader_options": dict(s.reader_options),
+                    "n_cached": run.n_cached, "uncached_batches": run.uncached_batches})
+    metrics.update(run_place(run.out))
     cut = truncated_tokens(run.outputs)
     if any(cut):  # a model that cuts long inputs says how often it did
         metrics["n_truncated"] = sum(1 for c in cut if c)
@@ -196,12 +197,6 @@ def record(payload: dict[str, Any], out: Path | None, store: Store | None) -> Re
     """Save ``payload`` (:func:`as_result`'s) and return it with the Result it serialises."""
     result = Result.from_json(finite(payload))
     return Recorded(result, save_run(payload, out, store))
-
-
-def _resolved(out: Path | None, name: str | None = None) -> str | None:
-    if out is None:
-        return None
-    return str((out / name if name else out).resolve())
 
 
 @contextlib.contextmanager
@@ -306,7 +301,8 @@ def record_run(store: Store, metrics: dict[str, Any], out: Path | None) -> int:
             created=str(metrics.get("created") or now()), model=str(metrics["model"]),
             fingerprint=str(metrics["model_fingerprint"]), task=str(metrics["task"]),
             data=str(metrics["data"]), data_sha256=data_sha256(metrics),
-            n=int(metrics["n"]), metrics=metrics, out_dir=_resolved(out),
+            n=int(metrics["n"]), metrics=metrics,
+            out_dir=str(out.resolve()) if out is not None else None,
             split=metrics.get("split"), system=metrics.get("system"))
     except StoreError as exc:
         later = (f"The run's predictions and metrics are in {out}; record it later with: "
