@@ -143,8 +143,8 @@ def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | 
     prediction format, or a Result that kept its run folder) against ``gold`` (a release name
     or a path) as ``refbench evaluate`` does. ``task``: inferred from the gold when not
     given."""
+    from refbench.public.scoring import scores
     from refbench.tasks.answers import read_choice_answers
-    from refbench.tasks.scoring import evaluate_predictions
 
     gold_path = data_path(gold, split=split)
     the_task = task_of(task, gold_path)
@@ -155,7 +155,7 @@ def evaluate(predictions: str | Path | Result, gold: str | Path, *, task: str | 
     pred = Path(predictions)
     if not pred.exists():
         raise RefbenchError("no such file or folder", path=pred)
-    result = evaluate_predictions(the_task, gold_path, [pred])
+    result = scores(the_task, gold_path, [pred])
     rows: list[dict[str, Any]] = []
     if not gold_path.is_dir() and the_task.documents is None:
         instances = the_task.gold_instances(gold_path)
