@@ -42,8 +42,8 @@ def report_tables(results: Sequence[Path] = (), *, fmt: str = "md", metric: str 
     notes: list[str] = []
     if from_store:
         data = _from_store(store, run_ids, tag, notes)
-    elif results and not as_json and (text := summary_report(results, fmt,
-                                                             standalone=standalone)):
+    elif results and not as_json and (text := summary_report(
+            tuple(results), fmt, standalone=standalone)):
         return Report(text)  # the folder of a several-benchmark run: its summary table
     elif results:
         from refbench.reporting.results import load_results

@@ -62,9 +62,10 @@ class Ran:
 
     @property
     def results(self) -> list[Result]:
-        """Every data file's Result, benchmark by benchmark, each folder's in its files'
-        order."""
-        return [f.recorded.result for b in self.benchmarks for f in b.files]
+        """Every data file's Result, benchmark by benchmark, each folder's in the order of
+        its files' run folders (as a folder run's folders are listed)."""
+        return [f.recorded.result for b in self.benchmarks
+                for f in sorted(b.files, key=lambda f: f.place)]
 
 
 def run(settings: RunSettings, benches: Sequence[Benchmark], out: Path | None, *,
