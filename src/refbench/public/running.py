@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 from refbench.core.errors import RefbenchError, UsageError
 from refbench.core.invalid import InvalidInstances
 from refbench.core.result import Result as TypedResult
+from refbench.models.base import ChoiceModel
 from refbench.public.dataset import data_path, task_of
 from refbench.public.results import Result, instance_rows
 from refbench.tasks.base import Task
 
 if TYPE_CHECKING:
-    from refbench.models.base import ChoiceModel
     from refbench.runs.path import Ran
 
 
@@ -85,7 +85,7 @@ def run_all(model: str | ChoiceModel, data: str | Path | Sequence[str | Path], *
     skipped), ``engine`` (a :class:`~refbench.runs.distributed.DaskEngine`),
     ``skip(bench, error)`` (``--data all``) and ``names`` (each data as it was given, for the
     summary's rows); ``store``: also an open :class:`~refbench.runs.store.Store`."""
-    from refbench.models.base import ChoiceModel, check_model_options, trained_reader_options
+    from refbench.models.base import check_model_options, trained_reader_options
     from refbench.runs.multi import Benchmark, benchmarks
     from refbench.runs.path import run as run_path
     from refbench.runs.record import RunSettings
