@@ -63,7 +63,10 @@ def test_command_gives_mains_folders(name: str, suite: Path, tmp_path: Path,
 @pytest.mark.parametrize("name", ["file", "suite", "many"])
 def test_python_api_writes_the_same_folders(name: str, suite: Path, tmp_path: Path,
                                             reference: dict[str, Any]) -> None:
+    from dataclasses import fields
+
     import refbench
+    from refbench.core.result import Result as TypedResult
 
     data = cases(suite)[name]
     got = refbench.run("random", data if name == "many" else data[0], out=tmp_path / name,
@@ -88,6 +91,10 @@ def test_python_api_writes_the_same_folders(name: str, suite: Path, tmp_path: Pa
         rel = (Path(r.out_dir) / "metrics.json").relative_to(tmp_path / name).as_posix()
         assert r.figures["accuracy"] == metrics[rel]["accuracy"], rel
         assert len(r.rows) == metrics[rel]["n"]
+        # the Result made in memory is the one its metrics.json reads back as
+        written = TypedResult.read(r.out_dir)
+        assert {f.name: getattr(r, f.name) for f in fields(TypedResult)} == \
+            {f.name: getattr(written, f.name) for f in fields(TypedResult)}, rel
 
 
 def test_without_out_nothing_is_written(suite: Path, tmp_path: Path,
