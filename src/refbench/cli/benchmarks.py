@@ -42,31 +42,13 @@ def given_name(path: Path) -> str:
     return names.get(str(path), str(path))
 
 
-def every_release() -> list[tuple[str, Path | None, str]]:
-    """(name, path, why not) of every release with files in the data folder, in the order of
-    ``refbench data list``: the path its name stands for, or None and the one-line reason."""
-    from refbench.core.errors import RefbenchError
-    from refbench.releases.cache import data_dir, resolve, status
-    from refbench.releases.manifest import all_releases
-
-    root = data_dir()
-    out: list[tuple[str, Path | None, str]] = []
-    for release in all_releases():
-        if status(release, root).state == "absent":
-            continue
-        try:
-            out.append((release.name, resolve(release.name, root), ""))
-        except RefbenchError as exc:
-            out.append((release.name, None, exc.message))
-    return out
-
-
 def several_benchmarks(data: tuple[Path | str, ...]
                        ) -> tuple[list[str], list[Path], Callable[[Any, Any], bool]]:
     """The benchmarks several ``--data`` (``--data all``: every release in the data folder)
     stand for: each one's name as it was given and its path, and whether a benchmark's error
     is skipped (``--data all`` skips, with a line, what the model cannot run)."""
     from refbench.core.errors import UsageError
+    from refbench.releases.cache import every_release
 
     names: list[str] = []
     paths: list[Path] = []

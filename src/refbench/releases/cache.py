@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.releases.manifest import Release, ReleaseFile, find_release, get_release
+from refbench.releases.manifest import (
+    Release,
+    ReleaseFile,
+    all_releases,
+    find_release,
+    get_release,
+)
 
 ENV_DIR = "REFBENCH_DATA_DIR"
 
@@ -168,3 +174,19 @@ def resolve_reference(value: str) -> Path | None:
         raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
                          f"{near}? (refbench data list)")
     return None
+
+
+def every_release() -> list[tuple[str, Path | None, str]]:
+    """(name, path, why not) of every release with files in the data folder, in the order of
+    ``refbench data list``: the path its name stands for, or None and the one-line reason:
+    what ``--data all`` stands for."""
+    root = data_dir()
+    out: list[tuple[str, Path | None, str]] = []
+    for release in all_releases():
+        if status(release, root).state == "absent":
+            continue
+        try:
+            out.append((release.name, resolve(release.name, root), ""))
+        except RefbenchError as exc:
+            out.append((release.name, None, exc.message))
+    return out
