@@ -19,7 +19,8 @@ def make_runs(data: Path, work: Path) -> int:
     """Record the runs into ``work/results.sqlite`` (their folders under ``work/runs``) unless
     the store is already there; the number of runs in the store."""
     from refbench.core.errors import RefbenchError
-    from refbench.runs.runner import run_model, run_suite
+    from refbench.runs.path import run_suite
+    from refbench.runs.runner import run_model
     from refbench.runs.store import Store
     from refbench.web.datasets import discover
 

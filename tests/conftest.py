@@ -165,7 +165,7 @@ def _private_results_store(tmp_path_factory: pytest.TempPathFactory) -> None:
 def release_app(root: Path, folder: Path, models: tuple[str, ...] = ("first", "random")) -> Any:
     """The web app over a release folder that one task runs whole (Winogender, WinoBias), with
     a folder run of each model in a store of its own under ``root``."""
-    from refbench.runs.runner import run_suite
+    from refbench.runs.path import run_suite
     from refbench.runs.store import Store
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig

@@ -29,9 +29,10 @@ LAYERS = {
     "runs": 5,
     "reporting": 6,
     "studies": 7,
-    "web": 8,
-    "cli": 9,
-    "api": 10, "public": 10, "__main__": 10,
+    "public": 8,
+    "web": 9,
+    "cli": 10,
+    "api": 11, "__main__": 11,
 }
 MAX_LINES = 400
 REGISTRY = "refbench.core.registry"
@@ -250,3 +251,30 @@ def test_the_mirror_check_finds_what_it_looks_for(tmp_path: Path) -> None:
         (tmp_path / rel).write_text("", encoding="utf-8")
     assert _mirror_faults(tmp_path / "src", tmp_path / "tests") == {
         "missing": ["tasks/gap"], "stray": ["results"], "unmarked": ["web"]}
+def test_nothing_outside_the_command_line_imports_it() -> None:
+    """The command line is the top floor: no module outside ``cli/`` and ``__main__`` imports
+    ``refbench.cli`` (the Python API never goes through it)."""
+    found = [f"{m} -> {t}" for m, targets in GRAPH.items()
+             if _package(m) not in ("cli", "__main__")
+             for t in targets if _package(t) == "cli"]
+    assert not found, "\n".join(sorted(found))
+
+
+#: The commands that run, evaluate or report, and the public function each calls.
+COMMANDS_OF_THE_API = {"refbench.cli.run": "refbench.public.running",
+                       "refbench.cli.evaluate": "refbench.public.scoring",
+                       "refbench.cli.report": "refbench.public.tables"}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS_OF_THE_API))
+def test_a_command_calls_the_python_api(command: str) -> None:
+    """``refbench run``, ``evaluate`` and ``report`` parse their arguments and call the Python
+    API (``refbench.public``), never the runner or the scorer past it."""
+    assert COMMANDS_OF_THE_API[command] in GRAPH[command]
+    past = {"refbench.runs.path", "refbench.runs.runner", "refbench.runs.multi",
+            "refbench.tasks.scoring"}
+    assert not GRAPH[command] & past, GRAPH[command] & past
+
+
+def test_the_python_api_sits_below_the_command_line() -> None:
+    assert LAYERS["public"] < LAYERS["web"] < LAYERS["cli"] < LAYERS["__main__"]

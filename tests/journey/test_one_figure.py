@@ -81,7 +81,8 @@ def run_and_score(task_name: str, data: Path, root: Path) -> tuple[dict[str, Any
                                                                    dict[str, Any]]:
     """``run`` (a choice task) or a baseline prediction file (a documents task), then
     ``evaluate`` of exactly those predictions; returns (run figures, predictions, evaluation)."""
-    from refbench.runs.runner import run_model, run_suite
+    from refbench.runs.path import run_suite
+    from refbench.runs.runner import run_model
     from refbench.runs.store import Store
     from refbench.tasks.lookup import get_task
     from refbench.tasks.scoring import evaluate_predictions

@@ -85,7 +85,8 @@ def _renamed(result: dict[str, Any], name: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Results of real runs of cheap models on the fixtures."""
-    from refbench.runs.runner import run_model, run_suite
+    from refbench.runs.path import run_suite
+    from refbench.runs.runner import run_model
 
     root = tmp_path_factory.mktemp("figure-runs")
     out: dict[str, Any] = {}

@@ -20,8 +20,9 @@ OFFICIAL = SHARED / "data" / "kitmus-official" / "released"
 
 
 def _app(data: list[Path], root: Path, runs: list[tuple[str, Path, dict[str, Any]]]) -> Any:
+    from refbench.runs.path import run_suite
     from refbench.runs.record import RunSettings
-    from refbench.runs.runner import run_model, run_suite
+    from refbench.runs.runner import run_model
     from refbench.runs.store import Store
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig

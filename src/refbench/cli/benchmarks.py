@@ -4,12 +4,13 @@ each with the name it was given."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from refbench.core.commands import DataPath, print_json
+from refbench.core.commands import DataPath
 
 #: ``--data all``: every release in the data folder.
 ALL = "all"
@@ -41,35 +42,13 @@ def given_name(path: Path) -> str:
     return names.get(str(path), str(path))
 
 
-def every_release() -> list[tuple[str, Path | None, str]]:
-    """(name, path, why not) of every release with files in the data folder, in the order of
-    ``refbench data list``: the path its name stands for, or None and the one-line reason."""
-    from refbench.core.errors import RefbenchError
-    from refbench.releases.cache import data_dir, data_reference, status
-    from refbench.releases.manifest import all_releases
-
-    root = data_dir()
-    out: list[tuple[str, Path | None, str]] = []
-    for release in all_releases():
-        if status(release, root).state == "absent":
-            continue
-        try:
-            out.append((release.name, data_reference(release.name, root), ""))
-        except RefbenchError as exc:
-            out.append((release.name, None, exc.message))
-    return out
-
-
-def run_several(settings: Any, data: tuple[Path | str, ...], task: Any, out: Path, *,
-                 store: Path | None, no_store: bool, skip_invalid: bool, engine: Any,
-                 as_json: bool, quiet: bool) -> None:
-    """Several benchmarks (``--data A --data B``, ``--data all``) into ``out/<name>/`` each,
-    and the cross-benchmark table."""
-    from refbench.core.errors import RefbenchError, UsageError
-    from refbench.core.invalid import InvalidInstances
-    from refbench.reporting.summary import summary_text
-    from refbench.runs.multi import benchmarks, run_benchmarks
-    from refbench.runs.store import Store
+def several_benchmarks(data: tuple[Path | str, ...]
+                       ) -> tuple[list[str], list[Path], Callable[[Any, Any], bool]]:
+    """The benchmarks several ``--data`` (``--data all``: every release in the data folder)
+    stand for: each one's name as it was given and its path, and whether a benchmark's error
+    is skipped (``--data all`` skips, with a line, what the model cannot run)."""
+    from refbench.core.errors import UsageError
+    from refbench.releases.cache import every_release
 
     names: list[str] = []
     paths: list[Path] = []
@@ -88,26 +67,12 @@ def run_several(settings: Any, data: tuple[Path | str, ...], task: Any, out: Pat
         raise UsageError("--data all: no release is in the data folder (refbench data list)")
     skippable = ALL in data
 
-    def skip(bench: Any, exc: RefbenchError) -> bool:
+    def skip(bench: Any, exc: Any) -> bool:
         if skippable:
             click.echo(f"skipped {bench.name}: {exc.render()}", err=True)
         return skippable
 
-    st = None if no_store else Store(store)
-    if st is not None:
-        click.echo(st.describe(), err=True)
-    for note in st.notes if st else ():
-        click.echo(note, err=True)
-    invalid = InvalidInstances() if skip_invalid else None
-    summary = run_benchmarks(settings, benchmarks(names, paths), out, task=task, store=st,
-                             progress=not quiet and not as_json, on_invalid=invalid,
-                             engine=engine, skip=skip)
-    warn_skipped(invalid)
-    if as_json:
-        print_json(summary)
-    else:
-        click.echo(summary_text(summary, "md"), nl=False)
-        click.echo(f"runs and summary: {out}" + (f"; recorded in {st.path}" if st else ""))
+    return names, paths, skip
 
 
 def warn_skipped(invalid: Any) -> None:

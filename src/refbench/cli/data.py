@@ -24,22 +24,6 @@ def data() -> None:
     them as --data NAME (or NAME:SPLIT) in every command."""
 
 
-def resolve_reference(value: str) -> Path | None:
-    """What a ``DATA`` option makes of a value that is no existing path: the release file or
-    folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
-    that is one letter off a release's or a release not fetched yet."""
-    from refbench.core.errors import UsageError
-    from refbench.releases.cache import data_reference, looks_like_release, near_release
-
-    if looks_like_release(value):
-        return data_reference(value)
-    near = near_release(value)
-    if near is not None:
-        raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
-                         f"{near}? (refbench data list)")
-    return None
-
-
 def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} kB"
 

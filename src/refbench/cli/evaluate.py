@@ -109,11 +109,10 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
     """
     from refbench.cli.declared import checked, given
     from refbench.core.errors import UsageError
-    from refbench.core.invalid import InvalidInstances
+    from refbench.public.scoring import scores
     from refbench.releases.cache import reference_of
     from refbench.reporting.text import result_text
     from refbench.tasks.lookup import get_task
-    from refbench.tasks.scoring import evaluate_predictions
 
     the_task = get_task(task)
     figure = the_task.report.result_figure if the_task.report else ""
@@ -124,19 +123,10 @@ def evaluate(task: str, gold: Path, pred: tuple[Path, ...], more: tuple[Path, ..
                          "report R.json --plot")
     options = checked(given("task", task_arg),
                       lambda one: the_task.check_options(one, scorer=True))
-    reader = {k: v for k, v in options.items() if k in {o.name for o in the_task.READER_OPTIONS}}
-    scorer = {k: v for k, v in options.items() if k not in reader}
     preds = [*pred, *more]
-    invalid = InvalidInstances() if skip_invalid else None
-    result = evaluate_predictions(the_task, gold, preds, systems=systems, split=split,
-                                  bootstrap=bootstrap, seed=seed, reader_options=reader,
-                                  scorer_options=scorer,
-                                  on_invalid=invalid, allow_missing=allow_missing,
-                                  name_of=reference_of)
-    if invalid is not None:
-        result.update(invalid.report())
-        if invalid:
-            result.setdefault("warnings", []).append(invalid.summary())
+    result = scores(the_task, gold, preds, systems=systems, split=split, bootstrap=bootstrap,
+                    seed=seed, task_options=options, skip_invalid=skip_invalid,
+                    allow_missing=allow_missing, name_of=reference_of)
     if plot is not None and the_task.report is not None:
         the_task.report.plot_result(result, plot,
                                     title=f"{result['system']} on {Path(str(gold)).name}")

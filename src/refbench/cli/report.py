@@ -69,12 +69,9 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     model card (--card; a folder of several runs) puts every system and benchmark in one table.
     """
     from refbench.core.errors import UsageError
+    from refbench.public.tables import report_tables
     from refbench.reporting.card_inputs import needs_card
-    from refbench.reporting.render import FORMATS
-    from refbench.reporting.reporting import build_tables, draw_plot
 
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if (system_filter or data_filter) and not from_store:
         raise UsageError("--system and --data filter --from-store")
     if as_card or against is not None or (results and needs_card(results)):
@@ -82,49 +79,23 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
               system=system_filter, task=task_filter, data=data_filter, fmt=fmt,
               standalone=standalone, plot=plot, out=out, as_json=as_json, against=against)
         return
-    if from_store:
-        from refbench.reporting.results import store_results
-        from refbench.runs.store import Store
-
-        skipped: list[str] = []
-        ids = parse_ints(run_ids, "--runs")  # a bad option is named before the store is opened
-        with Store(store, readonly=True) as st:
-            click.echo(st.describe(), err=True)
-            data = store_results(st, ids=ids, tag=tag, task=task_filter, skipped=skipped)
-        for note in skipped:
-            click.echo(f"note: left out {note}", err=True)
-        if not data:
-            raise UsageError("no runs in the results store match" if (run_ids or tag)
-                             else "every run in the results store covers only part of its "
-                             "data (--limit): nothing to tabulate" if skipped
-                             else "the results store has no runs yet")
-    elif results:
-        from refbench.reporting.results import load_results
-
-        data = load_results(results, label=not as_json)
-        for r in data:
-            cov = r.get("data_coverage")
-            if isinstance(cov, dict):
-                click.echo(f"note: {r.get('_path')} covers {cov.get('n')} of {cov.get('of')} "
-                           f"instances of its data ({cov.get('by', '--limit')})", err=True)
-    else:
-        raise UsageError("give result files or run folders, or --from-store")
-    if as_json:
+    ids = parse_ints(run_ids, "--runs") if from_store else None  # named before the store opens
+    made = report_tables(results, fmt=fmt, metric=metric, ci=ci, standalone=standalone,
+                         from_store=from_store, store=store, run_ids=ids, tag=tag,
+                         task=task_filter, as_json=as_json)
+    for note in made.notes:
+        click.echo(note, err=True)
+    if made.summaries is not None:
         from refbench.core.commands import print_json
-        from refbench.reporting.results import result_summaries
 
-        print_json({"results": result_summaries(data)})
+        print_json({"results": made.summaries})
         return
-    text = build_tables(data, fmt=fmt, metric=metric, ci=ci, standalone=standalone)
-    if not text.strip():
-        from refbench.core.errors import RefbenchError
+    assert made.text is not None
+    _output(made.text, out)
+    if plot is not None and made.data:
+        from refbench.reporting.reporting import draw_plot
 
-        raise RefbenchError("no figures to report: the results hold no metrics (a result "
-                            "written by refbench evaluate --out or refbench run has them)",
-                            path=", ".join(str(r.get("_path", "?")) for r in data))
-    _output(text, out)
-    if plot is not None:
-        draw_plot(data, plot, metric=metric)
+        draw_plot(made.data, plot, metric=metric)
         click.echo(f"plot: {plot}", err=True)
 
 

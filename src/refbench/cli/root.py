@@ -24,6 +24,7 @@ from refbench.cli.ls import ls
 from refbench.core.commands import CONTEXT, set_release_resolver
 from refbench.core.help_text import examples
 from refbench.core.version import __version__
+from refbench.releases.cache import resolve_reference
 
 
 class _Commands(click.Group):
@@ -80,7 +81,7 @@ app.add_command(study_cli.study)
 app.add_command(serve_cli.serve)
 app.add_command(data_cli.data)
 app.add_command(llm_cli.llm)
-set_release_resolver(data_cli.resolve_reference)  # --data NAME[:SPLIT] in every command
+set_release_resolver(resolve_reference)  # --data NAME[:SPLIT] in every command
 
 
 def _task_commands(commands: dict[str, click.Command]) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refbench.cli.benchmarks import ALL, BENCHMARK_DATA, run_several, warn_skipped
+from refbench.cli.benchmarks import ALL, BENCHMARK_DATA, several_benchmarks, warn_skipped
 from refbench.cli.declared import (
     DeclaredCommand,
     checked_for_tasks,
@@ -109,10 +109,12 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
 
     from refbench.cli.declared import tasks_of
     from refbench.core.errors import UsageError
+    from refbench.core.invalid import InvalidInstances
     from refbench.core.options import parse_key_values
-    from refbench.models.base import check_model_options, trained_reader_options
-    from refbench.runs.record import RunSettings
+    from refbench.models.base import check_model_options
+    from refbench.public.running import run_all
     from refbench.runs.shards import parse_shard
+    from refbench.runs.store import Store
     from refbench.tasks.lookup import all_tasks, get_task
 
     options = check_model_options(spec, parse_key_values(model_arg, flag="--model-arg"))
@@ -128,8 +130,7 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
     if scheduler is not None and engine != "dask":
         raise UsageError("--scheduler is for --engine dask")
     asked = given("task", task_arg)
-    reader: dict[str, Any] = {} if several or paths[0].is_dir() \
-        else trained_reader_options(spec)
+    reader: dict[str, Any] = {}
     if asked:
         tasks = [the_task] if the_task else all_tasks() if several else tasks_of(paths, None)
         reader.update(checked_for_tasks(asked, tasks))
@@ -141,57 +142,53 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
         checked_split(tasks_of(paths, the_task)[0], paths[0], split)
     check_transfer(spec, lambda: tasks_of(paths, the_task), allow=allow_transfer,
                    say=lambda line: click.echo(line, err=True))
-    settings = RunSettings(model=spec, model_options=options, reader_options=reader,
-                           limit=limit, system=system, shard=part,
-                           split=split)
+    names, paths, skip = several_benchmarks(data) if several else ([str(paths[0])], paths,
+                                                                   None)
+    st = None if no_store else Store(store)
+    if st is not None:
+        click.echo(st.describe(), err=True)
+    for note in st.notes if st else ():
+        click.echo(note, err=True)
+    invalid = InvalidInstances() if skip_invalid else None
     with contextlib.ExitStack() as stack:
         dask = None
         if engine == "dask":
             from refbench.runs.distributed import DaskEngine
 
             dask = stack.enter_context(DaskEngine(scheduler, spec, options))
-        if several:
-            run_several(settings, data, the_task, out, store=store,
-                         no_store=no_store, skip_invalid=skip_invalid, engine=dask,
-                         as_json=as_json, quiet=quiet)
-            return
-        _run(settings, paths[0], the_task, out, store=store,
-             no_store=no_store, skip_invalid=skip_invalid, engine=dask, as_json=as_json,
-             quiet=quiet)
-
-
-def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
-         no_store: bool, skip_invalid: bool, engine: Any, as_json: bool, quiet: bool) -> None:
-    """One run (or folder run) of ``settings`` (a :class:`~refbench.runs.record.RunSettings`)
-    on ``data``, printed as a table or JSON."""
-    from refbench.core.invalid import InvalidInstances
-    from refbench.reporting.text import run_text, suite_run_text
-    from refbench.runs.runner import run_model, run_suite
-    from refbench.runs.store import Store
-
-    st = None if no_store else Store(store)
-    if st is not None:
-        click.echo(st.describe(), err=True)
-    invalid = InvalidInstances() if skip_invalid else None
-    for note in st.notes if st else ():
-        click.echo(note, err=True)
-    where = {"store": str(st.path)} if st else {}
-    progress = not quiet and not as_json
-    if data.is_dir():
-        result = run_suite(settings, data, out, store=st, progress=progress,
-                           on_invalid=invalid, task=task, engine=engine)
-        warn_skipped(invalid)
-        if as_json:
-            print_json(result)
-        else:
-            click.echo(suite_run_text(result))
-        return
-    metrics = run_model(settings, data, out, task=task, store=st, progress=progress,
-                        on_invalid=invalid, engine=engine)
+        ran = run_all(spec, paths if several else paths[0], names=names, limit=limit,
+                      system=system, out=out, store=st, task=the_task, split=split,
+                      progress=not quiet and not as_json, reader_options=reader, shard=part,
+                      skip_invalid=invalid, engine=dask, skip=skip, options=options)
     warn_skipped(invalid)
+    show(ran, as_json=as_json, store=st, out=out)
+
+
+def show(ran: Any, *, as_json: bool, store: Any, out: Path) -> None:
+    """What ``refbench run`` prints of what the run path returned (a
+    :class:`~refbench.runs.path.Ran`): a data file's metrics, a folder's table, or the
+    several benchmarks' summary; as a table, or as JSON."""
+    from refbench.reporting.summary import summary_text
+    from refbench.reporting.text import run_text, suite_run_text
+
+    if ran.summary is not None:
+        if as_json:
+            print_json(ran.summary)
+            return
+        click.echo(summary_text(ran.summary, "md"), nl=False)
+        click.echo(f"runs and summary: {out}" + (f"; recorded in {store.path}" if store else ""))
+        return
+    bench = ran.benchmarks[0]
+    if bench.folder_result is not None:
+        if as_json:
+            print_json(bench.result)
+        else:
+            click.echo(suite_run_text(bench.result))
+        return
+    metrics = bench.result
     for w in metrics.get("warnings", []):
         click.secho(f"WARNING: {w}", err=True, fg="yellow", bold=True)
     if as_json:
         print_json(metrics)
     else:
-        click.echo(run_text({**metrics, **where}))
+        click.echo(run_text({**metrics, **({"store": str(store.path)} if store else {})}))

@@ -49,7 +49,8 @@ __all__ = ["BY_LIMIT", "BY_LM_EVAL_LIMIT", "BY_MISSING", "BY_SHARD", "METRICS_FI
            "SCHEMA_VERSION", "Coverage", "DataIdentity", "Figure", "IntervalMethod",
            "Provenance", "Result", "SystemIdentity", "complete_and_partial", "coverage_of",
            "data_display_name", "data_identity", "data_sha256", "gold_mismatch", "name_clash",
-           "names_apart", "refuse_name_clash", "run_metrics_beside", "system_of"]
+           "names_apart", "refuse_name_clash", "run_identity", "run_metrics_beside",
+           "run_place", "system_of"]
 
 #: The version of ``metrics.json`` this module writes. Files without a ``schema`` field were
 #: written before the Result type (version 1) and are migrated by :meth:`Result.from_json`.
@@ -263,6 +264,28 @@ def _figures(d: Mapping[str, Any]) -> tuple[tuple[Figure, ...], IntervalMethod |
             seed=seed if isinstance(seed, int) else None,
             per_figure=tuple(sorted((str(k), str(v)) for k, v in methods.items())))
     return tuple(figures), method
+
+
+# -- what a run is of ------------------------------------------------------------------------
+def run_identity(*, model: str, fingerprint: str, data: Path, provenance: Mapping[str, Any],
+                 task_version: int | None, split: str | None, created: str,
+                 system: str | None = None) -> dict[str, Any]:
+    """The identity block of every run's ``metrics.json``, whoever made the run (refbench's
+    runner, a merge of shards, an lm-eval import, a TNE run): the system (model spec, display
+    name, fingerprint), the data (resolved path, content sha256 from its ``provenance``,
+    split), the task's version and when it was made. :meth:`Result.from_json` reads these keys
+    into the typed fields."""
+    return {"model": model, "system": system or model, "model_fingerprint": fingerprint,
+            "data": str(data.resolve()), "data_sha256": data_sha256(provenance),
+            "task_version": task_version, "split": split, "created": created}
+
+
+def run_place(out: Path | None, predictions: str = "predictions.jsonl") -> dict[str, Any]:
+    """Where a run's files are (``out_dir``, ``predictions``; None for a run kept in memory),
+    after the run's own settings in ``metrics.json``."""
+    if out is None:
+        return {"out_dir": None, "predictions": None}
+    return {"out_dir": str(out.resolve()), "predictions": str((out / predictions).resolve())}
 
 
 # -- the rules -------------------------------------------------------------------------------

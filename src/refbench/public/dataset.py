@@ -23,7 +23,7 @@ def pandas() -> Any:
 def data_path(name_or_path: str | Path, *, split: str | None = None) -> Path:
     """The file or folder a release name (``wsc273``, ``gap:test``; ``split`` adds
     ``:SPLIT``) or a path stands for: what ``--data`` makes of it."""
-    from refbench.cli.data import resolve_reference
+    from refbench.releases.cache import resolve_reference
 
     if isinstance(name_or_path, Path) or Path(name_or_path).exists():
         path = Path(name_or_path)

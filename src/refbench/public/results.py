@@ -6,7 +6,6 @@ when those are called."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -133,17 +132,3 @@ def instance_rows(task: Task, instances: Sequence[ChoiceInstance],
         row.update(task.slices(inst))
         rows.append(row)
     return rows
-
-
-def run_rows(task: Task, instances: Sequence[ChoiceInstance], predictions: Path
-             ) -> list[dict[str, Any]]:
-    """The rows of a run folder's ``predictions.jsonl`` over its instances (matched by id)."""
-    lines = {}
-    with predictions.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                obj = json.loads(line)
-                lines[str(obj["id"])] = obj
-    kept = [i for i in instances if i.id in lines]
-    return instance_rows(task, kept, [lines[i.id].get("answer") for i in kept],
-                         [lines[i.id].get("scores") or [] for i in kept])

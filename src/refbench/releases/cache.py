@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from refbench.core.errors import RefbenchError, UsageError
-from refbench.releases.manifest import Release, ReleaseFile, find_release, get_release
+from refbench.releases.manifest import (
+    Release,
+    ReleaseFile,
+    all_releases,
+    find_release,
+    get_release,
+)
 
 ENV_DIR = "REFBENCH_DATA_DIR"
 
@@ -204,3 +210,30 @@ def reference_of(path: str | Path, root: Path | None = None) -> str | None:
                 except OSError:
                     continue
     return None
+def resolve_reference(value: str) -> Path | None:
+    """What a ``DATA`` option makes of a value that is no existing path: the release file or
+    folder ``NAME[:SPLIT]`` stands for, None when it names no release, an error for a name
+    that is one letter off a release's or a release not fetched yet."""
+    if looks_like_release(value):
+        return data_reference(value)
+    near = near_release(value)
+    if near is not None:
+        raise UsageError(f"{value}: no such file, and no release of that name; did you mean "
+                         f"{near}? (refbench data list)")
+    return None
+
+
+def every_release() -> list[tuple[str, Path | None, str]]:
+    """(name, path, why not) of every release with files in the data folder, in the order of
+    ``refbench data list``: the path its name stands for, or None and the one-line reason:
+    what ``--data all`` stands for."""
+    root = data_dir()
+    out: list[tuple[str, Path | None, str]] = []
+    for release in all_releases():
+        if status(release, root).state == "absent":
+            continue
+        try:
+            out.append((release.name, data_reference(release.name, root), ""))
+        except RefbenchError as exc:
+            out.append((release.name, None, exc.message))
+    return out

@@ -1,30 +1,26 @@
 """One model on several benchmarks in one go (``refbench run --data A --data B ...`` and
-``refbench.run(model, [A, B])``): each benchmark runs exactly as it would alone (a data file
-through :func:`~refbench.runs.runner.run_model`, a folder through
-:func:`~refbench.runs.runner.run_suite`) into ``OUT/<name>/`` and is recorded in the store;
-``OUT/summary.json`` then holds one row per benchmark: its headline figure with its 95%
-interval, how many instances were run of how many the data holds (n of N, the Result's
-coverage), and the chance level (the mean of 1 / candidates over the instances the run saw).
-``refbench report OUT`` renders the summary (:mod:`refbench.reporting.summary`).
+``refbench.run(model, [A, B])``): each benchmark runs through the one run path
+(:func:`refbench.runs.path.run`) exactly as it would alone, into ``OUT/<name>/``, and is
+recorded in the store; ``OUT/summary.json`` then holds one row per benchmark, made from the
+runs in memory: its headline figure with its 95% interval, how many instances were run of how
+many the data holds (n of N, the Result's coverage), and the chance level (the mean of
+1 / candidates over the instances the run saw). ``refbench report OUT`` renders the summary
+(:mod:`refbench.reporting.summary`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
-from refbench.core.errors import RefbenchError, UsageError
-from refbench.core.invalid import InvalidInstances
+from refbench.core.errors import RefbenchError
 from refbench.core.io import finite, write_text_atomic
-from refbench.models.base import ChoiceModel
 from refbench.runs.record import RunSettings
-from refbench.runs.runner import Engine, run_model, run_suite
-from refbench.runs.store import Store
-from refbench.tasks.base import Task
+from refbench.runs.runner import FileRun
 
 SUMMARY = "summary.json"
 FORMAT = "refbench.summary.v1"
@@ -45,7 +41,7 @@ class SummaryRow(TypedDict, total=False):
     n: int
     of: int | None
     chance: float | None
-    out_dir: str
+    out_dir: str | None
     run_id: int | None
     run_ids: list[int] | None
 
@@ -64,7 +60,7 @@ class Summary(TypedDict, total=False):
     model: str
     system: str
     limit: int | None
-    out_dir: str
+    out_dir: str | None
     rows: list[SummaryRow]
     skipped: list[Skipped]
 
@@ -103,98 +99,57 @@ def benchmarks(names: Sequence[str], paths: Sequence[Path]) -> list[Benchmark]:
             zip(names, paths, folder_names(names, paths), strict=True)]
 
 
-def run_one(settings: RunSettings, data: Path, out: Path, *, task: Task | None = None,
-            store: Store | None = None, progress: bool = True,
-            on_invalid: InvalidInstances | None = None, engine: Engine | None = None,
-            model: ChoiceModel | None = None) -> dict[str, Any]:
-    """One benchmark: a folder run whole, a data file run (what ``refbench run`` does).
-    ``model``: an already built model (one of the user's session) instead of
-    ``settings.model``'s."""
-    if data.is_dir():
-        return run_suite(settings, data, out, store=store, progress=progress,
-                         on_invalid=on_invalid, task=task, engine=engine, model=model)
-    return run_model(settings, data, out, task=task, store=store, progress=progress,
-                     on_invalid=on_invalid, engine=engine, model=model)
+def summary(settings: RunSettings, rows: Sequence[SummaryRow], skipped: Sequence[Skipped],
+            out: Path | None) -> Summary:
+    """The summary of a several-benchmark run; written to ``out/summary.json`` (when there is
+    an ``out``) by :func:`write_summary`."""
+    return {"format": FORMAT, "model": settings.model, "system": settings.name,
+            "limit": settings.limit, "out_dir": str(out) if out is not None else None,
+            "rows": list(rows), "skipped": list(skipped)}
 
 
-def run_benchmarks(settings: RunSettings, benches: Sequence[Benchmark], out: Path, *,
-                   task: Task | None = None, store: Store | None = None,
-                   progress: bool = True, on_invalid: InvalidInstances | None = None,
-                   engine: Engine | None = None,
-                   skip: Callable[[Benchmark, RefbenchError], bool] | None = None,
-                   model: ChoiceModel | None = None) -> Summary:
-    """Run every benchmark into ``out/<folder>/`` and write ``out/summary.json``; returns the
-    summary (``rows``; ``skipped``: what ``skip`` let pass, each with its one-line reason).
-    ``skip(bench, error)``: whether an error of that benchmark is skipped (``--data all``
-    skips what the model cannot run) rather than raised."""
-    if not benches:
-        raise UsageError("no benchmarks to run")
-    rows: list[SummaryRow] = []
-    skipped: list[Skipped] = []
-    for bench in benches:
-        try:
-            result = run_one(settings, bench.path, out / bench.folder, task=task, store=store,
-                             progress=progress, on_invalid=on_invalid, engine=engine,
-                             model=model)
-        except RefbenchError as exc:
-            if skip is None or not skip(bench, exc):
-                raise
-            skipped.append({"benchmark": bench.name, "reason": exc.render()})
-            continue
-        rows.append(summary_row(bench, result, out / bench.folder))
-    summary: Summary = {"format": FORMAT, "model": settings.model, "system": settings.name,
-               "limit": settings.limit, "out_dir": str(out), "rows": rows, "skipped": skipped}
-    write_text_atomic(out / SUMMARY, json.dumps(finite(summary), indent=2, ensure_ascii=False,
+def write_summary(out: Path, made: Summary) -> None:
+    write_text_atomic(out / SUMMARY, json.dumps(finite(made), indent=2, ensure_ascii=False,
                                                 allow_nan=False) + "\n")
-    return summary
 
 
-def summary_row(bench: Benchmark, result: dict[str, Any], out: Path) -> SummaryRow:
-    """A benchmark's row of the summary, from its run (or folder run) result and the
-    predictions under ``out``."""
+def summary_row(bench: Benchmark, result: dict[str, Any], runs: Sequence[FileRun],
+                out: Path | None) -> SummaryRow:
+    """A benchmark's row of the summary, from its result (a data file's metrics, or a folder
+    run's combined result) and its data files' runs, in memory: the headline figure, n of N,
+    and the chance level over the instances run (its runs taken in their folders' order)."""
     from refbench.tasks.lookup import find_task
 
     task = find_task(str(result.get("task")))
     heads = task.headline_metrics if task is not None else ("accuracy",)
     metric = next((m for m in heads if isinstance(result.get(m), int | float)), None)
-    n_candidates = _candidate_counts(out)
+    ordered = sorted(runs, key=lambda r: r.place)
+    n_candidates = [len(o.scores or ()) for r in ordered for o in r.outputs]
     value: float | None
     if metric is not None:
         value = float(result[metric])
         ci = (result.get("ci95") or {}).get(metric)
     else:  # a folder result without one headline figure: accuracy over all its runs
-        metric, value, ci = _pooled_accuracy(out)
-    n, total = _coverage(result, len(n_candidates), out)
+        metric, value, ci = _pooled_accuracy(ordered)
+    n, total = _coverage(result, len(n_candidates), ordered)
     if ci is None and metric == "accuracy":  # a folder result without one: Wilson's, pooled
-        ci = _pooled_accuracy(out)[2]
+        ci = _pooled_accuracy(ordered)[2]
     return {"benchmark": bench.name, "folder": bench.folder, "task": result.get("task"),
             "data": str(bench.path.resolve()), "split": result.get("split"), "metric": metric,
             "value": value, "ci95": list(ci) if isinstance(ci, list | tuple) else None,
             "n": n, "of": total,
             "chance": (sum(1 / k for k in n_candidates if k) / len(n_candidates)
                        if n_candidates else None),
-            "out_dir": str(out), "run_id": result.get("run_id"),
+            "out_dir": str(out) if out is not None else None, "run_id": result.get("run_id"),
             "run_ids": result.get("run_ids")}
 
 
-def _prediction_lines(out: Path) -> list[dict[str, Any]]:
-    lines: list[dict[str, Any]] = []
-    for path in sorted(out.rglob("predictions.jsonl")):
-        with path.open(encoding="utf-8") as fh:
-            lines += [json.loads(line) for line in fh if line.strip()]
-    return lines
-
-
-def _candidate_counts(out: Path) -> list[int]:
-    return [len(p.get("scores") or ()) for p in _prediction_lines(out)]
-
-
-def _pooled_accuracy(out: Path) -> tuple[str, float | None, list[float] | None]:
+def _pooled_accuracy(runs: Sequence[FileRun]) -> tuple[str, float | None, list[float] | None]:
     from refbench.metrics.intervals import wilson
 
     right = total = 0
-    for path in sorted(out.rglob("metrics.json")):
-        m = json.loads(path.read_text(encoding="utf-8"))
+    for run in runs:
+        m = run.metrics
         if isinstance(m.get("accuracy"), int | float) and m.get("n_with_gold"):
             total += int(m["n_with_gold"])
             right += round(float(m["accuracy"]) * int(m["n_with_gold"]))
@@ -204,7 +159,7 @@ def _pooled_accuracy(out: Path) -> tuple[str, float | None, list[float] | None]:
     return "accuracy", right / total, list(ci) if ci else None
 
 
-def _coverage(result: dict[str, Any], n_predicted: int, out: Path | None = None
+def _coverage(result: dict[str, Any], n_predicted: int, runs: Sequence[FileRun]
               ) -> tuple[int, int | None]:
     """n of N: the instances the run predicted, of those its data holds (the Result's
     coverage; a folder run's summed over its files)."""
@@ -215,23 +170,15 @@ def _coverage(result: dict[str, Any], n_predicted: int, out: Path | None = None
         of = partial.get("of")
         return int(partial["n"]), of if isinstance(of, int) else None
     if "cells" in result or "runs" in result or "n" not in result:  # a folder's result
-        n, of = _folder_coverage(out) if out is not None else (0, None)
+        covered = [r.recorded.result.coverage for r in runs]
+        ofs = [c.of for c in covered]
+        n = sum(c.n for c in covered)
         if n:
-            return n, of
+            return n, (sum(o for o in ofs if o is not None)
+                       if all(o is not None for o in ofs) else None)
         return n_predicted, n_predicted
     cov = coverage_of(result)
     return cov.n, cov.of
-
-
-def _folder_coverage(out: Path) -> tuple[int, int | None]:
-    """n of N of a folder run, summed over its files' runs (N unknown if one's is)."""
-    from refbench.core.result import coverage_of
-
-    covered = [coverage_of(json.loads(p.read_text(encoding="utf-8")))
-               for p in sorted(out.rglob("metrics.json"))]
-    ofs = [c.of for c in covered]
-    return sum(c.n for c in covered), (sum(o for o in ofs if o is not None)
-                                       if all(o is not None for o in ofs) else None)
 
 
 def read_summary(path: Path) -> Summary | None:

@@ -4,7 +4,12 @@ and provenance) and a row in the results store.
 
 Every run folder is written here, whether its outputs came from this process, from the shards
 of one run (``refbench results merge``) or from an imported lm-eval run, so all of them have the
-same files and the same figures. Reading run folders back is here too (:func:`run_folders`).
+same files and the same figures; so is a folder run's combined result (:func:`combine_folder`).
+The writer serialises the objects it is given and hands them back (:class:`Recorded`): nothing
+the same process has just written is read back. A run without an output folder (``refbench.run``
+with ``out=None``) writes no run folder; its predictions reach a task's own file-based scorer
+through a scratch file removed at once. Reading run folders back is here too
+(:func:`run_folders`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import contextlib
 import datetime as _dt
 import json
 import math
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +34,9 @@ from refbench.core.result import (
     BY_SHARD,
     Coverage,
     Result,
+    coverage_of,
+    run_identity,
+    run_place,
 )
 from refbench.core.result import data_sha256 as data_sha256  # the one answer, kept importable
 from refbench.core.seal import check_record, seal
@@ -82,7 +91,8 @@ class FinishedRun:
     settings: RunSettings
     task: Task
     data: Path
-    out: Path
+    #: The run folder; None: no files (the Python API's ``out=None``).
+    out: Path | None
     instances: Sequence[ChoiceInstance]
     outputs: Sequence[ModelOutput]
     fingerprint: str
@@ -135,11 +145,21 @@ def truncated_tokens(outputs: Sequence[ModelOutput]) -> list[int]:
     return [int(o.extra.get("truncated_tokens", 0)) for o in outputs]
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """A recorded run: the typed :class:`~refbench.core.result.Result` and the metrics the
+    writer serialised from it (``metrics.json``; ``run_id`` added when the store took it)."""
+
+    result: Result
+    metrics: dict[str, Any]
+
+
 def finish_run(run: FinishedRun, *, store: Store | None,
-               on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
-    """Write a run's predictions and metrics (and its store row, unless it is a shard). A shard
-    gets only the choice metrics of its instances: the task's own scorer needs them all.
-    ``on_invalid`` collects the instances the run skipped, for the caller's summary."""
+               on_invalid: InvalidInstances | None = None) -> Recorded:
+    """Write a run's predictions and metrics (and its store row, unless it is a shard), and
+    return the Result they serialise. A shard gets only the choice metrics of its instances:
+    the task's own scorer needs them all. ``on_invalid`` collects the instances the run
+    skipped, for the caller's summary."""
     hashes = None
     if run.lm_eval_hashes:
         from refbench.runs.lm_eval.docs import instance_hashes
@@ -149,20 +169,18 @@ def finish_run(run: FinishedRun, *, store: Store | None,
     metrics = write_predictions(run.out, run.task, run.data, run.instances, run.outputs,
                                 hashes=hashes,
                                 skip_invalid=run.skipped is not None)
-    pred_path = run.out / "predictions.jsonl"
     if run.skipped is not None:
         metrics.update(run.skipped.report())
         if on_invalid is not None:
             on_invalid.skipped.extend(run.skipped.skipped)
     prov = provenance({"data": [str(run.data.resolve())]})
-    metrics.update({"model": s.model, "system": s.name,
-                    "model_fingerprint": run.fingerprint, "data": str(run.data.resolve()),
-                    "data_sha256": data_sha256(prov), "task_version": run.task.version,
-                    "split": run.task.infer_split(run.data), "limit": s.limit,
-                    "reader_options": dict(s.reader_options), "n_cached": run.n_cached,
-                    "uncached_batches": run.uncached_batches, "created": now(),
-                    "out_dir": str(run.out.resolve()),
-                    "predictions": str(pred_path.resolve())})
+    metrics.update(run_identity(model=s.model, system=s.name, fingerprint=run.fingerprint,
+                                data=run.data, provenance=prov,
+                                task_version=run.task.version,
+                                split=run.task.infer_split(run.data), created=now()))
+    metrics.update({"limit": s.limit, "reader_options": dict(s.reader_options),
+                    "n_cached": run.n_cached, "uncached_batches": run.uncached_batches})
+    metrics.update(run_place(run.out))
     cut = truncated_tokens(run.outputs)
     if any(cut):  # a model that cuts long inputs says how often it did
         metrics["n_truncated"] = sum(1 for c in cut if c)
@@ -173,18 +191,51 @@ def finish_run(run: FinishedRun, *, store: Store | None,
     metrics["provenance"]["model_config"] = run.model_config
     coverage = run_coverage(len(run.instances), n_in_data=run.n_in_data, limit=s.limit,
                             shard=run.shard)
-    return save_run(as_result(metrics, coverage), run.out, None if run.shard else store)
+    return record(as_result(metrics, coverage), run.out, None if run.shard else store)
 
 
-def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[ChoiceInstance],
-                      outputs: Sequence[ModelOutput], *, hashes: Sequence[dict[str, str]] | None
-                      = None, skip_invalid: bool = False) -> dict[str, Any]:
+def record(payload: dict[str, Any], out: Path | None, store: Store | None) -> Recorded:
+    """Save ``payload`` (:func:`as_result`'s) and return it with the Result it serialises."""
+    result = Result.from_json(finite(payload))
+    return Recorded(result, save_run(payload, out, store))
+
+
+@contextlib.contextmanager
+def _predictions_file(out: Path | None) -> Iterator[Path]:
+    """``out/predictions.jsonl``; with no folder, a scratch file for the task's own scorer
+    (KITMUS', GAP's and KnowRef's read a predictions file), removed afterwards."""
+    if out is not None:
+        yield out / "predictions.jsonl"
+        return
+    with tempfile.TemporaryDirectory(prefix="refbench-scratch-") as tmp:
+        yield Path(tmp) / "predictions.jsonl"
+
+
+def write_predictions(out: Path | None, task: Task, data: Path,
+                      instances: Sequence[ChoiceInstance], outputs: Sequence[ModelOutput], *,
+                      hashes: Sequence[dict[str, str]] | None = None,
+                      skip_invalid: bool = False) -> dict[str, Any]:
     """Write ``out/predictions.jsonl`` (one line per instance, with lm-eval's hashes when
     given) and return the metrics of the outputs: the choice metrics and the task's own, over
     the instances the run covers (:func:`refbench.tasks.scoring.score_choices`, which
     ``evaluate`` shares). Every run folder, refbench's own or an imported one, is made by this
     function."""
-    pred_path = out / "predictions.jsonl"
+    with _predictions_file(out) as pred_path:
+        _write_lines(pred_path, instances, outputs, hashes)
+        norm = [o.extra["answer_norm"] for o in outputs] \
+            if outputs and all("answer_norm" in o.extra for o in outputs) else None
+        metrics = score_choices(task, data, pred_path, instances, [o.answer for o in outputs],
+                                answers_norm=norm, skip_invalid=skip_invalid)
+    if hashes:
+        from refbench.runs.lm_eval.docs import task_hash
+
+        metrics["lm_eval_task_hash"] = task_hash(hashes)
+    return metrics
+
+
+def _write_lines(pred_path: Path, instances: Sequence[ChoiceInstance],
+                 outputs: Sequence[ModelOutput], hashes: Sequence[dict[str, str]] | None
+                 ) -> None:
     with atomic_write(pred_path) as fh:
         for k, (inst, o) in enumerate(zip(instances, outputs, strict=True)):
             bad = next((j for j, x in enumerate(o.scores) if not math.isfinite(x)), None)
@@ -194,15 +245,6 @@ def write_predictions(out: Path, task: Task, data: Path, instances: Sequence[Cho
                                     item=inst.id)
             line = {"id": inst.id, **o.to_json(), **(hashes[k] if hashes else {})}
             fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
-    norm = [o.extra["answer_norm"] for o in outputs] \
-        if outputs and all("answer_norm" in o.extra for o in outputs) else None
-    metrics = score_choices(task, data, pred_path, instances, [o.answer for o in outputs],
-                            answers_norm=norm, skip_invalid=skip_invalid)
-    if hashes:
-        from refbench.runs.lm_eval.docs import task_hash
-
-        metrics["lm_eval_task_hash"] = task_hash(hashes)
-    return metrics
 
 
 def output_metrics(task: Task, instances: Sequence[ChoiceInstance],
@@ -219,7 +261,7 @@ def output_metrics(task: Task, instances: Sequence[ChoiceInstance],
     return out
 
 
-def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[str, Any]:
+def save_run(metrics: dict[str, Any], out: Path | None, store: Store | None) -> dict[str, Any]:
     """Record the run in the store, then write ``out/metrics.json``.
 
     metrics.json is what makes a folder a run folder, so it comes last: a run killed between
@@ -227,20 +269,25 @@ def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[st
     metrics), never a complete-looking folder the store does not know. When the store refuses
     the run, metrics.json is still written so that ``refbench results add OUT`` can record it
     later (the error says so); when metrics.json cannot be written, the row is removed again.
+    With no folder (``out`` None), only the store row.
     """
-    metrics = seal(finite(metrics), out / "predictions.jsonl")  # core/seal.py: last change
+    # core/seal.py, the last change to the record (no folder: no predictions file to seal)
+    metrics = seal(finite(metrics), None if out is None else out / "predictions.jsonl")
     text = json.dumps(metrics, indent=2, ensure_ascii=False, default=str,
                       allow_nan=False) + "\n"
     if store is None:
-        write_text_atomic(out / "metrics.json", text)
+        if out is not None:
+            write_text_atomic(out / "metrics.json", text)
         return metrics
     try:
         run_id = record_run(store, metrics, out)
     except RefbenchError:
-        write_text_atomic(out / "metrics.json", text)
+        if out is not None:
+            write_text_atomic(out / "metrics.json", text)
         raise
     try:
-        write_text_atomic(out / "metrics.json", text)
+        if out is not None:
+            write_text_atomic(out / "metrics.json", text)
     except BaseException:
         with contextlib.suppress(StoreError):
             store.remove([run_id])
@@ -249,7 +296,7 @@ def save_run(metrics: dict[str, Any], out: Path, store: Store | None) -> dict[st
     return metrics
 
 
-def record_run(store: Store, metrics: dict[str, Any], out: Path) -> int:
+def record_run(store: Store, metrics: dict[str, Any], out: Path | None) -> int:
     """Add a finished run (its metrics.json) to the store. When the store cannot take it, the
     error says how to record the run later from its folder."""
     try:
@@ -257,12 +304,43 @@ def record_run(store: Store, metrics: dict[str, Any], out: Path) -> int:
             created=str(metrics.get("created") or now()), model=str(metrics["model"]),
             fingerprint=str(metrics["model_fingerprint"]), task=str(metrics["task"]),
             data=str(metrics["data"]), data_sha256=data_sha256(metrics),
-            n=int(metrics["n"]), metrics=metrics, out_dir=str(out.resolve()),
+            n=int(metrics["n"]), metrics=metrics,
+            out_dir=str(out.resolve()) if out is not None else None,
             split=metrics.get("split"), system=metrics.get("system"))
     except StoreError as exc:
-        raise RefbenchError(f"{exc.message}. The run's predictions and metrics are in {out}; "
-                            f"record it later with: refbench results add {out}",
-                            code=E_OUTPUT, path=store.path) from None
+        later = (f"The run's predictions and metrics are in {out}; record it later with: "
+                 f"refbench results add {out}") if out is not None else \
+            "Run it again with out=... to keep its files"
+        raise RefbenchError(f"{exc.message}. {later}", code=E_OUTPUT,
+                            path=store.path) from None
+
+
+def combine_folder(t: Task, folder: Path, out: Path | None,
+                   runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], *, split: str,
+                   model: str, system: str, store: Store | None,
+                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Combine a folder run's runs ((labels, metrics) each, already recorded) into the task's
+    folder result and write ``out/<result_file>``: the one combination of a folder run and of
+    an imported lm-eval group run, so both give the same files."""
+    assert t.folder is not None
+    result = t.folder.combine(folder, runs, split=split, model=model, system=system)
+    result.update({"out_dir": str(out) if out is not None else None,
+                   "run_ids": [m["run_id"] for _, m in runs if m.get("run_id") is not None],
+                   "n_cached": sum(m["n_cached"] for _, m in runs),
+                   "store": str(store.path) if store else None})
+    result.update(extra or {})
+    covered = [coverage_of(m) for _, m in runs]
+    if any(c.is_partial for c in covered):  # a folder run over part of its files' instances
+        by = sorted({b for c in covered for b in c.by}) or [BY_LIMIT]
+        of = sum(c.of for c in covered if c.of is not None) \
+            if all(c.of is not None for c in covered) else None
+        result["data_coverage"] = {"n": sum(c.n for c in covered), "of": of,
+                                   "by": ", ".join(by)}
+        result["partial_by"] = by
+    if out is not None:
+        write_text_atomic(out / t.folder.result_file,
+                          json.dumps(finite(result), indent=2, allow_nan=False) + "\n")
+    return result
 
 
 def run_folders(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any]]]:

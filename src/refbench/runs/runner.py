@@ -1,7 +1,9 @@
-"""``refbench run``: a model on a data file (or a folder some task takes whole, such as a KITMUS
-suite), predictions with per-candidate scores, metrics, provenance, and a row in the results
-store. A run's settings travel as one :class:`~refbench.runs.record.RunSettings`; its files are
-written by :mod:`refbench.runs.record`.
+"""A model on one data file: predictions with per-candidate scores (from the prediction cache
+where possible), metrics, provenance, and a row in the results store. The one run path
+(:func:`refbench.runs.path.run`) runs every data file through :func:`run_file`, whether it was
+given alone, is one of a folder a task takes whole (a KITMUS suite) or one of several
+benchmarks. A run's settings travel as one :class:`~refbench.runs.record.RunSettings`; its
+files are written by :mod:`refbench.runs.record`.
 
 Predictions are cached per (model fingerprint, instance hash) as each batch finishes, so an
 interrupted run resumes where it stopped and a repeated run costs nothing. Output layout: a
@@ -13,26 +15,22 @@ FOLDER --pred OUT`` reads back.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from refbench.core.errors import RefbenchError, UsageError
+from refbench.core.errors import RefbenchError
 from refbench.core.interrupt import note_kept
 from refbench.core.invalid import InvalidInstances
-from refbench.core.io import finite, write_text_atomic
 from refbench.core.progress import progress_bar
-from refbench.core.result import BY_LIMIT, coverage_of
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ChoiceModel, ModelOutput, build_model
-from refbench.runs.record import FinishedRun, RunSettings, ShardPlace, finish_run
+from refbench.runs.record import FinishedRun, Recorded, RunSettings, ShardPlace, finish_run
 from refbench.runs.shards import shard_place
 from refbench.runs.store import Store, StoreError
 from refbench.tasks.base import Task
 from refbench.tasks.choices import infer_task, read_choices
-from refbench.tasks.lookup import folder_task_of
 from refbench.tasks.scope import own_options
 
 
@@ -118,20 +116,38 @@ def predict_all(model: ChoiceModel, instances: Sequence[ChoiceInstance], store: 
     return [outputs[h] for h in hashes], n_cached
 
 
-def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
-              task: Task | None = None, store: Store | None = None, progress: bool = True,
-              model: ChoiceModel | None = None, on_invalid: InvalidInstances | None = None,
-              engine: Engine | None = None) -> dict[str, Any]:
-    """Run a model on one data file. ``settings``: how (a bare model spec for the defaults);
-    ``task``: inferred from the file when None; ``model``: an already built model (a folder
-    run builds it once); ``on_invalid`` (``--skip-invalid``): skip malformed instances, and
-    report them in the metrics, instead of stopping at the first; ``engine``: where the
-    batches are predicted (:class:`refbench.runs.distributed.DaskEngine`); the files and the
-    store are written here whatever the engine. A shard run is not recorded in the store
+@dataclass(frozen=True)
+class FileRun:
+    """One data file's run, in memory: its task, the instances run, the model's outputs for
+    them, and what the writer recorded (:class:`~refbench.runs.record.Recorded`: the typed
+    Result and the metrics it serialised). ``place``: its folder under the benchmark's output
+    (``.`` for a data file run alone); ``labels``: its labels in a folder's table."""
+
+    task: Task
+    instances: Sequence[ChoiceInstance]
+    outputs: Sequence[ModelOutput]
+    recorded: Recorded
+    place: Path = Path(".")
+    labels: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.recorded.metrics
+
+
+def run_file(s: RunSettings, data: Path, out: Path | None, *, task: Task | None = None,
+             store: Store | None = None, progress: bool = True,
+             model: ChoiceModel | None = None, on_invalid: InvalidInstances | None = None,
+             engine: Engine | None = None, place: Path = Path("."),
+             labels: dict[str, Any] | None = None) -> FileRun:
+    """Run a model on one data file: the step of :func:`refbench.runs.path.run` for each data
+    file. ``task``: inferred from the file when None; ``model``: an already built model (a
+    folder run builds it once; the Python API passes the user's); ``out``: the run folder
+    (None: no files); ``on_invalid`` (``--skip-invalid``): skip malformed instances, and report
+    them in the metrics, instead of stopping at the first; ``engine``: where the batches are
+    predicted (:class:`refbench.runs.distributed.DaskEngine`); the files and the store are
+    written here whatever the engine. A shard run is not recorded in the store
     (``refbench results merge`` records the whole run)."""
-    s = RunSettings(settings) if isinstance(settings, str) else settings
-    data = Path(data)
-    out = Path(out)
     task = task or infer_task(data)
     s = replace(s, reader_options=own_options(task, s.reader_options))  # its task's keys only
     skipped = InvalidInstances() if on_invalid is not None else None
@@ -152,59 +168,21 @@ def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
     outputs, n_cached = predict_all(model, instances, store, progress=progress,
                                     desc=f"{s.model} on {data.name}", state=state,
                                     predictor=engine(data, task) if engine else predict_here)
-    return finish_run(FinishedRun(
+    recorded = finish_run(FinishedRun(
         settings=s, task=task, data=data, out=out, instances=instances, outputs=outputs,
         fingerprint=model.fingerprint(), model_config=model.config(), n_cached=n_cached,
         uncached_batches=state.uncached_batches, skipped=skipped, shard=shard_info,
         lm_eval_hashes=model.LM_EVAL_HASHES, n_in_data=n_in_data), store=store,
         on_invalid=on_invalid)
+    return FileRun(task, instances, outputs, recorded, place, dict(labels or {}))
 
 
-def run_suite(settings: RunSettings | str, suite: Path, out: Path, *,
-              store: Store | None = None, progress: bool = True,
-              on_invalid: InvalidInstances | None = None, task: Task | None = None,
-              engine: Engine | None = None, model: ChoiceModel | None = None
-              ) -> dict[str, Any]:
-    """Run one model on every data file of a folder (a KITMUS suite: every subtask of
-    ``settings.split``) and combine the runs into the task's folder result (a table)."""
+def run_model(settings: RunSettings | str, data: str | Path, out: str | Path, *,
+              task: Task | None = None, store: Store | None = None, progress: bool = True,
+              model: ChoiceModel | None = None, on_invalid: InvalidInstances | None = None,
+              engine: Engine | None = None) -> dict[str, Any]:
+    """:func:`run_file`'s metrics, for a bare model spec (the defaults) or settings: the
+    short form tests and benchmarks scripts use."""
     s = RunSettings(settings) if isinstance(settings, str) else settings
-    t = folder_task_of(suite, task)
-    assert t.folder is not None
-    if s.limit is not None and t.folder.limit_refused:
-        raise UsageError(f"--limit on a {t.title} folder: {t.folder.limit_refused}")
-    model = model or build_model(s.model, s.model_options)
-    runs = []
-    for gold, sub, labels in t.folder.files(suite, split=s.split):
-        m = run_model(s, gold, out / sub, task=t, store=store, progress=progress,
-                      model=model, on_invalid=on_invalid, engine=engine)
-        runs.append((labels, m))
-    return finish_suite(t, suite, out, runs, split=s.split, model=s.model, system=s.name,
-                        store=store, extra=on_invalid.report() if on_invalid is not None
-                        else None)
-
-
-def finish_suite(t: Task, suite: Path, out: Path,
-                 runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], *, split: str,
-                 model: str, system: str, store: Store | None,
-                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Combine a folder run's runs ((labels, metrics) each, their folders already written)
-    into the task's folder result and write ``out/<result_file>``: shared by ``run_suite`` and
-    by importing an lm-eval group run, so both give the same files."""
-    assert t.folder is not None
-    result = t.folder.combine(suite, runs, split=split, model=model, system=system)
-    result.update({"out_dir": str(out),
-                   "run_ids": [m["run_id"] for _, m in runs if m.get("run_id") is not None],
-                   "n_cached": sum(m["n_cached"] for _, m in runs),
-                   "store": str(store.path) if store else None})
-    result.update(extra or {})
-    covered = [coverage_of(m) for _, m in runs]
-    if any(c.is_partial for c in covered):  # a folder run over part of its files' instances
-        by = sorted({b for c in covered for b in c.by}) or [BY_LIMIT]
-        of = sum(c.of for c in covered if c.of is not None) \
-            if all(c.of is not None for c in covered) else None
-        result["data_coverage"] = {"n": sum(c.n for c in covered), "of": of,
-                                   "by": ", ".join(by)}
-        result["partial_by"] = by
-    write_text_atomic(out / t.folder.result_file,
-                      json.dumps(finite(result), indent=2, allow_nan=False) + "\n")
-    return result
+    return run_file(s, Path(data), Path(out), task=task, store=store, progress=progress,
+                    model=model, on_invalid=on_invalid, engine=engine).metrics

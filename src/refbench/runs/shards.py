@@ -230,7 +230,7 @@ def merge_shards(dirs: Sequence[Path], out: Path, *, store: Store | None = None
         n_cached=sum(int(m.get("n_cached", 0)) for _, m in ordered),
         uncached_batches=sum(int(m.get("uncached_batches", 0)) for _, m in ordered),
         skipped=skipped, lm_eval_hashes=any("lm_eval_task_hash" in m for _, m in ordered),
-        n_in_data=n_in_data), store=store)
+        n_in_data=n_in_data), store=store).metrics
 
 
 def _sha(path: Path) -> str:

@@ -159,7 +159,7 @@ def test_serve_shows_the_imported_suite_like_a_native_one(tmp_path: Path) -> Non
     """`refbench serve` over the suite: the imported lm-eval run is one system with a run per
     subtask, on the leaderboard and in the comparison with a native suite run."""
     from refbench.runs.lm_eval.suite import import_lm_eval_folder
-    from refbench.runs.runner import run_suite
+    from refbench.runs.path import run_suite
     from refbench.web.app import create_app
     from refbench.web.catalog import ServeConfig
 

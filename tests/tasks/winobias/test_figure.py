@@ -24,7 +24,7 @@ NEWCOMBE_DIFF = (0.0, 0.4950)
 
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from refbench.runs.runner import run_suite
+    from refbench.runs.path import run_suite
 
     return run_suite("first", FIXTURE, tmp_path_factory.mktemp("wb") / "first", progress=False)
 

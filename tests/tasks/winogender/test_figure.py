@@ -16,7 +16,7 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "winogender"
 
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from refbench.runs.runner import run_suite
+    from refbench.runs.path import run_suite
 
     return run_suite("first", FIXTURE, tmp_path_factory.mktemp("wg") / "first", progress=False)
 

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from refbench.core.errors import RefbenchError
 from refbench.core.inputs import json_type
 from refbench.core.provenance import provenance
-from refbench.core.result import data_sha256
+from refbench.core.result import run_identity, run_place
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
 from refbench.models.llm import scoring_requests
@@ -273,14 +273,13 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
     if partial:  # lm-eval --limit: the first n instances, as refbench run --limit takes them
         metrics["data_coverage"] = {"n": len(prep.instances), "of": prep.total,
                                     "by": "lm-eval --limit"}
-    metrics.update({"model": spec, "system": spec, "model_fingerprint": fingerprint,
-                    "data": str(data.resolve()), "data_sha256": data_sha256(prov),
-                    "task_version": prep.task.version,
-                    "split": prep.task.infer_split(data),
-                    "limit": len(prep.instances) if partial else None,
-                    "reader_options": {}, "n_cached": 0, "uncached_batches": 0,
-                    "created": now(), "out_dir": str(out.resolve()),
-                    "predictions": str((out / "predictions.jsonl").resolve()), "lm_eval": lm_eval})
+    metrics.update(run_identity(model=spec, fingerprint=fingerprint, data=data,
+                                provenance=prov, task_version=prep.task.version,
+                                split=prep.task.infer_split(data), created=now()))
+    metrics.update({"limit": len(prep.instances) if partial else None,
+                    "reader_options": {}, "n_cached": 0, "uncached_batches": 0})
+    metrics.update(run_place(out))
+    metrics["lm_eval"] = lm_eval
     metrics["provenance"] = prov
     metrics["provenance"]["model_config"] = {"name": "lm-eval", "model": name,
                                              "model_args": args, "version": lm_eval["version"]}

@@ -32,7 +32,7 @@ from refbench.runs.lm_eval.samples import (
     samples_task,
     write_import,
 )
-from refbench.runs.runner import finish_suite
+from refbench.runs.record import combine_folder
 from refbench.runs.store import Store
 
 
@@ -112,5 +112,5 @@ def import_lm_eval_folder(samples: Sequence[str | Path], data: str | Path, out: 
     missing = [f.name for f in subtasks if f.name not in done]
     lm = {k: first["lm_eval"].get(k) for k in ("model", "model_args", "version")}
     lm.update({"group": group, "missing": missing})
-    return finish_suite(t, data, out, runs, split=split, model=first["model"],
-                        system=first["system"], store=store, extra={"lm_eval": lm})
+    return combine_folder(t, data, out, runs, split=split, model=first["model"],
+                          system=first["system"], store=store, extra={"lm_eval": lm})

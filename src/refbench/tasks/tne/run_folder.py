@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.provenance import provenance
-from refbench.core.result import data_sha256
+from refbench.core.result import run_identity, run_place
 from refbench.tasks.tne.predictions import TnePrediction, write_predictions
 from refbench.tasks.tne.read import NPDocument
 
@@ -73,12 +73,12 @@ def tne_run_metrics(docs: Sequence[NPDocument], relations: Sequence[dict[Pair, s
         metrics.update(evaluate_tne(docs, preds))
     prov = provenance({"data": [str(data.resolve())]})
     prov["model_config"] = dict(config or {})
-    metrics.update({
-        "model": model, "system": system or model, "model_fingerprint": fingerprint,
-        "data": str(data.resolve()), "data_sha256": data_sha256(prov),
-        "task_version": TASK.version, "split": TASK.infer_split(data), "n": len(docs),
-        "created": prov["time"], "out_dir": str(out.resolve()),
-        "predictions": str(pred_path.resolve()), "provenance": prov})
+    metrics.update(run_identity(model=model, system=system, fingerprint=fingerprint,
+                                data=data, provenance=prov, task_version=TASK.version,
+                                split=TASK.infer_split(data), created=prov["time"]))
+    metrics["n"] = len(docs)
+    metrics.update(run_place(out, PREDICTIONS))
+    metrics["provenance"] = prov
     return metrics
 
 

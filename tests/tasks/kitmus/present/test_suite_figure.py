@@ -26,7 +26,7 @@ def figure(result: dict[str, Any]) -> dict[str, Any]:
 
 def run_then_evaluate(suite: Path, out: Path, model: str) -> tuple[dict[str, Any],
                                                                      dict[str, Any]]:
-    from refbench.runs.runner import run_suite
+    from refbench.runs.path import run_suite
     from refbench.tasks.kitmus.score.suite_eval import evaluate_suite
 
     run = run_suite(model, suite, out, store=None, progress=False)
