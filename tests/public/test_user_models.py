@@ -168,7 +168,7 @@ def test_what_a_function_does_wrong_is_one_error_naming_the_instance(tmp_path: P
     assert "answer 5 is not a candidate index" in run(Wrong).message
     with pytest.raises(UsageError, match="timeout"):
         user_model(lambda i: 0, timeout=-1)
-    with pytest.raises(UsageError, match="expected a model name"):
+    with pytest.raises(UsageError, match="expected a model spec"):
         refbench.run(42, TINY, store=None)
 
 

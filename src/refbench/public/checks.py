@@ -125,7 +125,7 @@ def run_args(model: Any, data: Any, *, limit: Any, system: Any, out: Any, task: 
     if out is not None and not _is_path(out):
         raise ArgumentError("run", "out", "a folder path or None", out)
     check_text("run", "task", task)
-    check_text("run", "split", split, optional=False)
+    check_text("run", "split", split)
 
 
 def evaluate_args(predictions: Any, gold: Any, *, task: Any, split: Any) -> None:

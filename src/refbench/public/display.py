@@ -109,8 +109,12 @@ def results_frame(results: Sequence[Any]) -> Any:
     columns="benchmark", values="value")``."""
     from refbench.core.errors import UsageError
     from refbench.core.result import Result as TypedResult
+    from refbench.public.checks import ArgumentError
     from refbench.tasks.lookup import get_task
 
+    if not isinstance(results, TypedResult | list | tuple):
+        raise ArgumentError("results_frame", "results", "a Result or a list of Results",
+                            results)
     flat: list[TypedResult] = []
     for r in ([results] if isinstance(results, TypedResult) else results):
         items = r if isinstance(r, list | tuple) else [r]
