@@ -16,6 +16,7 @@ import os
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 COMPLETE_KEY = "complete"
@@ -46,15 +47,18 @@ def clean_stale(folder: Path) -> list[Path]:
     """Remove the temporary index files in ``folder`` whose builder process is gone (killed
     while indexing); returns what was removed. A build in progress (its process alive, this
     one's included) is left alone."""
-    removed = []
     try:
         entries = list(folder.iterdir())
     except OSError:
         return []
-    for p in sorted(entries):
-        m = _TEMP.match(p.name)
-        if m is None or _alive(int(m.group(1))):
-            continue
+    return _unlink(p for p in sorted(entries)
+                   if (m := _TEMP.match(p.name)) is not None and not _alive(int(m.group(1))))
+
+
+def _unlink(paths: Iterable[Path]) -> list[Path]:
+    """Remove each of ``paths`` that can be removed; returns those removed."""
+    removed = []
+    for p in paths:
         try:
             p.unlink()
         except OSError:
@@ -99,11 +103,4 @@ def incomplete(db: sqlite3.Connection) -> str | None:
 def remove_own_temporaries(folder: Path) -> list[Path]:
     """Remove the temporary index files this process is writing in ``folder`` (the server is
     stopping and a build did not stop in time: its file is not kept)."""
-    removed = []
-    for p in sorted(folder.glob(f".*.sqlite.{os.getpid()}.*.tmp")):
-        try:
-            p.unlink()
-        except OSError:
-            continue
-        removed.append(p)
-    return removed
+    return _unlink(sorted(folder.glob(f".*.sqlite.{os.getpid()}.*.tmp")))
