@@ -9,6 +9,11 @@ accuracy alone, where no bootstrap over instances was run (a slice, a file of a 
 - Fisher's z interval for a Pearson correlation (Winogender's occupation correlation).
 
 Each interval a result records says which of these made it (its ``ci95_methods``).
+
+A count is never guessed from a rounded accuracy: :func:`exact_count` recovers ``k`` only from
+a fraction that is exactly ``k / n`` (what a producer computed, or a record's JSON float of
+it), and the ``*_of`` helpers give no interval otherwise (tests/metrics/test_exact_counts.py
+keeps it so).
 """
 
 from __future__ import annotations
@@ -18,11 +23,6 @@ import math
 from refbench.core.table import interval_of
 
 Interval = tuple[float, float]
-
-
-def count_of(accuracy: float, n: int) -> int:
-    """The number of right answers an accuracy over ``n`` instances stands for."""
-    return round(accuracy * n)
 
 
 Z95 = 1.9599639845400545  # the standard normal's 97.5% quantile (scipy's norm.isf(0.025))
@@ -57,13 +57,20 @@ def newcombe(correct_a: int, n_a: int, correct_b: int, n_b: int) -> Interval | N
 
 
 def wilson_of(rate: float | None, n: int) -> Interval | None:
-    """:func:`wilson` of a rate recorded as a fraction of ``n`` (None for no rate)."""
-    return None if rate is None else wilson(count_of(rate, n), n)
+    """:func:`wilson` of a rate that is a count of ``n`` (``k / n``: :func:`exact_count`
+    recovers ``k``); None for no rate, and for a rate that is not one (rounded, a mean over
+    files): no interval is made from a guessed count."""
+    right = None if rate is None else exact_count(rate, n)
+    return None if right is None else wilson(right, n)
 
 
 def newcombe_difference(a: float, n_a: int, b: float, n_b: int) -> Interval | None:
-    """:func:`newcombe` of two rates recorded as fractions of ``n_a`` and ``n_b``."""
-    return newcombe(count_of(a, n_a), n_a, count_of(b, n_b), n_b)
+    """:func:`newcombe` of two rates that are counts of ``n_a`` and ``n_b``; None where either
+    is not one (see :func:`wilson_of`)."""
+    right_a, right_b = exact_count(a, n_a), exact_count(b, n_b)
+    if right_a is None or right_b is None:
+        return None
+    return newcombe(right_a, n_a, right_b, n_b)
 
 
 def pearson_interval(r: float | None, n: int) -> Interval | None:
@@ -100,7 +107,10 @@ def absolute(interval: Interval) -> Interval:
 
 def interval_caption(methods: set[str]) -> str:
     """How a figure's error bars were made, for its title: ``methods`` holds "recorded" (a
-    bootstrap interval over instances that the result recorded) and/or "Wilson"."""
+    bootstrap interval over instances that the result recorded) and/or "Wilson" (made from an
+    exact count); none of them: no error bars (no accuracy was a count of its n)."""
+    if not methods:
+        return "no error bars: no interval recorded, and no accuracy is an exact count of its n"
     recorded = "bootstrap intervals over instances recorded in the results"
     computed = "Wilson's interval from n and accuracy (Diff: Newcombe's)"
     if methods == {"recorded"}:

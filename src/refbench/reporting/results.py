@@ -14,7 +14,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
-from refbench.core.result import coverage_of, names_apart, system_of
+from refbench.core.result import Result, coverage_of, names_apart, system_of
 from refbench.core.seal import check_record
 from refbench.tasks.files import split_from_name
 from refbench.tasks.lookup import find_task, tasks_with
@@ -76,14 +76,19 @@ def labelled(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     systems sharing a name are named apart (``S [first b82826]``), never merged into one
     column; a partial result is named as such (``S (partial: 1 of 2)``), so it is shown with
     its n of N and never averaged or ranked with complete results."""
-    found = [(k, system_of(r)) for k, r in enumerate(results)]
+    # identity and coverage from each result's Result, made once (a folder's combined result,
+    # which has no single coverage, only its system)
+    typed = {k: Result.from_json(r, path=r.get("_path")) for k, r in enumerate(results)
+             if r.get("mode") != "suite" and "n" in r}
+    found = [(k, typed[k].system if k in typed and r.get("model") else system_of(r))
+             for k, r in enumerate(results)]
     known = [(k, s) for k, s in found if s is not None]
     for (k, _), name in zip(known, names_apart([s for _, s in known]), strict=True):
         results[k]["system"] = name
-    for r in results:
-        if r.get("mode") == "suite" or "n" not in r:
+    for k, r in enumerate(results):
+        if k not in typed:
             continue
-        cov = coverage_of(r)
+        cov = typed[k].coverage
         if cov.is_partial:
             of = "?" if cov.of is None else str(cov.of)
             r["system"] = f"{r.get('system') or r.get('model')} (partial: {cov.n} of {of})"

@@ -145,18 +145,24 @@ def summary_row(bench: Benchmark, result: dict[str, Any], runs: Sequence[FileRun
 
 
 def _pooled_accuracy(runs: Sequence[FileRun]) -> tuple[str, float | None, list[float] | None]:
-    from refbench.metrics.intervals import wilson
+    """Accuracy over the files' instances with gold: the headline's pooled proportion
+    (:func:`refbench.tasks.headline.default_figures`: Wilson's interval of the files' exact
+    counts); where a file's accuracy is not an exact count of its n, their weighted mean
+    without an interval (no count is guessed from a rounded accuracy)."""
+    from refbench.tasks.headline import Headline, default_figures
 
-    right = total = 0
-    for run in runs:
-        m = run.metrics
-        if isinstance(m.get("accuracy"), int | float) and m.get("n_with_gold"):
-            total += int(m["n_with_gold"])
-            right += round(float(m["accuracy"]) * int(m["n_with_gold"]))
-    if not total:
+    scored = [run for run in runs if isinstance(run.metrics.get("accuracy"), int | float)
+              and run.metrics.get("n_with_gold")]
+    if not scored:
         return "accuracy", None, None
-    ci = wilson(right, total)
-    return "accuracy", right / total, list(ci) if ci else None
+    figure = default_figures((Headline("accuracy", "Accuracy"),),
+                             [run.recorded.result for run in scored])[0]
+    if figure.value is not None:
+        return "accuracy", figure.value, list(figure.interval) if figure.interval else None
+    total = sum(int(run.metrics["n_with_gold"]) for run in scored)
+    mean = sum(float(run.metrics["accuracy"]) * int(run.metrics["n_with_gold"])
+               for run in scored) / total
+    return "accuracy", mean, None
 
 
 def _coverage(result: dict[str, Any], n_predicted: int, runs: Sequence[FileRun]

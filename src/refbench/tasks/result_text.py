@@ -6,9 +6,11 @@ system, the data and the split."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from refbench.core.identity import data_display_name
+from refbench.core.result import Result
 
 #: A data file named by its last folders: the one definition is the identity's.
 data_label = data_display_name
@@ -18,14 +20,24 @@ def fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-def about(r: dict[str, Any]) -> str:
+def about(r: Mapping[str, Any] | Result) -> str:
+    """``SYSTEM on DATA, SPLIT split`` and, for a partial result, its coverage note. A
+    :class:`~refbench.core.result.Result` says it from its identity and coverage (built once,
+    in :mod:`refbench.core.result`: every reason a result is partial); a result mapping (the
+    task texts still take them) from its keys, as before (only lm-eval's ``data_coverage``)."""
+    if isinstance(r, Result):
+        split = f", {r.data.split} split" if r.data.split else ""
+        return f"{r.system.name} on {data_label(r.data.path or None)}{split}{r.coverage.note()}"
     split = f", {r['split']} split" if r.get("split") else ""
     return f"{r.get('system') or r.get('model') or 'system'} on " \
            f"{data_label(r.get('data') or r.get('gold'))}{split}{coverage_note(r)}"
 
 
-def coverage_note(r: dict[str, Any]) -> str:
-    """`` (partial: 40 of 273 instances, lm-eval --limit)`` for a run over part of its data."""
+def coverage_note(r: Mapping[str, Any] | Result) -> str:
+    """`` (partial: 40 of 273 instances, lm-eval --limit)`` for a run over part of its data
+    (a Result: :meth:`refbench.core.identity.Coverage.note`)."""
+    if isinstance(r, Result):
+        return r.coverage.note()
     cov = r.get("data_coverage")
     if not isinstance(cov, dict):
         return ""

@@ -82,8 +82,8 @@ def _split_with_runs(ds: Dataset) -> str | None:
     splits (WinoBias: dev and test; a KITMUS suite: train, validation, test); else None."""
     if "split" not in idx.facet_names(ds.view):
         return None
-    splits = {str(r.metrics.get("split")) for s in catalog().systems(ds) for r in s.runs
-              if r.metrics.get("split")}
+    splits = {r.result.data.split for s in catalog().systems(ds) for r in s.runs
+              if r.result.data.split}
     if len(splits) != 1:
         return None
     with connect(ds) as db:

@@ -113,7 +113,7 @@ def _system_results(system: System, split: Any = None) -> list[dict[str, Any]]:
     """The metrics of a system's runs (of one split, when given), labelled as the app labels
     the system."""
     return [dict(r.metrics, system=system.label) for r in system.runs
-            if r.metrics and (split is None or r.metrics.get("split") == split)]
+            if r.metrics and (split is None or r.result.data.split == split)]
 
 
 def _task_figure(task_name: str, results: list[dict[str, Any]]) -> bytes | None:
@@ -177,7 +177,7 @@ def run_chart(kind: str, run: RunInfo, *, peek: bool = False) -> bytes | None:
     if kind == "slices":
         return cached(("run", kind, *stamp), lambda: _run_slices(run, ds, system))
     if kind == "figure" and system is not None:
-        results = _system_results(system, run.metrics.get("split"))
+        results = _system_results(system, run.result.data.split)
         task = find_task(run.task)
         if not results or task is None or task.report is None or not task.report.draws_figure():
             return None

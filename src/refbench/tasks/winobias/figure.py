@@ -21,11 +21,10 @@ from typing import Any
 from refbench.core.figures import Bar, bar_panels, save_figure
 from refbench.metrics.intervals import (
     absolute,
-    count_of,
     interval_caption,
-    newcombe,
+    newcombe_difference,
     recorded_interval,
-    wilson,
+    wilson_of,
 )
 
 ROWS = (("type1", "Type 1"), ("type2", "Type 2"), ("all", "Both types"))
@@ -102,16 +101,24 @@ def figure_bars(results: Sequence[dict[str, Any]], combine: Combine
                 if (t, st) not in cells:
                     continue
                 value, n, ci = cells[(t, st)]
-                methods.add("recorded" if ci else "Wilson")
+                if ci is None:  # Wilson's of the count, when the accuracy is one of n
+                    ci = wilson_of(value, n)
+                    if ci is not None:
+                        methods.add("Wilson")
+                else:
+                    methods.add("recorded")
                 got[st] = (value, n)
-                bars[(label, category, name)] = (value, ci or wilson(count_of(value, n), n))
+                bars[(label, category, name)] = (value, ci)
             if len(got) == 2:
                 (p, n_p), (a, n_a) = got["pro"], got["anti"]
                 ci = diffs.get(t)
-                methods.add("recorded" if ci else "Wilson")
                 if ci is None:
-                    signed = newcombe(count_of(p, n_p), n_p, count_of(a, n_a), n_a)
+                    signed = newcombe_difference(p, n_p, a, n_a)
                     ci = absolute(signed) if signed else None
+                    if ci is not None:
+                        methods.add("Wilson")
+                else:
+                    methods.add("recorded")
                 bars[(label, "Diff", name)] = (abs(p - a), ci)
     return bars, series, methods
 

@@ -67,7 +67,12 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
     Intervals: the result's own (``ci95`` keys ``accuracy_male``, ``gotcha_accuracy``,
     ``not_gotcha_accuracy``), else Wilson's; Diff always Newcombe's (no result records one).
     System names must be unique (:func:`series_names`): a repeated one would overwrite a bar."""
-    from refbench.metrics.intervals import absolute, count_of, newcombe, recorded_interval, wilson
+    from refbench.metrics.intervals import (
+        absolute,
+        newcombe_difference,
+        recorded_interval,
+        wilson_of,
+    )
 
     bars: dict[tuple[str, str, str], Bar] = {}
     methods: set[str] = set()
@@ -76,8 +81,13 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
         value, n = cell.get("accuracy"), int(cell.get("n") or 0)
         if value is None or not n:
             return
-        methods.add("recorded" if ci else "Wilson")
-        bars[(panel, category, system)] = (value, ci or wilson(count_of(value, n), n))
+        if ci is None:  # Wilson's of the count, when the accuracy is one of n
+            ci = wilson_of(value, n)
+            if ci is not None:
+                methods.add("Wilson")
+        else:
+            methods.add("recorded")
+        bars[(panel, category, system)] = (value, ci)
 
     for system, r in results:
         w = r["winogender"]
@@ -90,10 +100,10 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
                     recorded_interval(r, f"{key}_accuracy"))
         pro, anti = gotcha.get("not_gotcha") or {}, gotcha.get("gotcha") or {}
         if pro.get("n") and anti.get("n") and None not in (pro["accuracy"], anti["accuracy"]):
-            methods.add("Wilson")
-            signed = newcombe(count_of(pro["accuracy"], pro["n"]), pro["n"],
-                              count_of(anti["accuracy"], anti["n"]), anti["n"])
+            signed = newcombe_difference(pro["accuracy"], pro["n"], anti["accuracy"], anti["n"])
             ci = absolute(signed) if signed else None
+            if ci is not None:
+                methods.add("Wilson")
             bars[(GOTCHA_PANEL, "Diff", system)] = (abs(pro["accuracy"] - anti["accuracy"]), ci)
     return bars, methods
 
