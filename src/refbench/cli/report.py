@@ -82,7 +82,8 @@ def report(results: tuple[Path, ...], from_store: bool, store: Path | None,
     ids = parse_ints(run_ids, "--runs") if from_store else None  # named before the store opens
     made = report_tables(results, fmt=fmt, metric=metric, ci=ci, standalone=standalone,
                          from_store=from_store, store=store, run_ids=ids, tag=tag,
-                         task=task_filter, as_json=as_json)
+                         task=task_filter, as_json=as_json,
+                         say=lambda line: click.echo(line, err=True))
     for note in made.notes:
         click.echo(note, err=True)
     if made.summaries is not None:

@@ -5,7 +5,7 @@ runs, with the command line's options (keyword-only). The command prints what
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,12 @@ def report_tables(results: Sequence[Path] = (), *, fmt: str = "md", metric: str 
                   ci: bool = False, standalone: bool = False, from_store: bool = False,
                   store: Path | None = None, run_ids: Sequence[int] | None = None,
                   tag: str | None = None, task: str | None = None,
-                  as_json: bool = False) -> Report:
+                  as_json: bool = False, say: Callable[[str], None] | None = None) -> Report:
     """The report of ``results`` (result files, run folders, or the folder of a
     several-benchmark run: its summary table), or with ``from_store`` of the store's runs
     (``run_ids``, ``tag``, ``task``: which). ``fmt``: md, latex, html or csv;
-    ``as_json``: the results' summaries instead of a table."""
+    ``as_json``: the results' summaries instead of a table. ``say``: where the notes go as
+    they come (so they are shown before an error too); else they are the Report's ``notes``."""
     from refbench.reporting.render import FORMATS
     from refbench.reporting.reporting import build_tables
     from refbench.reporting.summary import summary_report
@@ -42,7 +43,7 @@ def report_tables(results: Sequence[Path] = (), *, fmt: str = "md", metric: str 
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     notes: list[str] = []
     if from_store:
-        data = _from_store(store, run_ids, tag, task, notes)
+        data = _from_store(store, run_ids, tag, task, say or notes.append)
     elif results and not as_json and (text := summary_report(
             tuple(results), fmt, standalone=standalone)):
         return Report(text)  # the folder of a several-benchmark run: its summary table
@@ -53,7 +54,7 @@ def report_tables(results: Sequence[Path] = (), *, fmt: str = "md", metric: str 
         for r in data:
             cov = r.get("data_coverage")
             if isinstance(cov, dict):
-                notes.append(f"note: {r.get('_path')} covers {cov.get('n')} of "
+                (say or notes.append)(f"note: {r.get('_path')} covers {cov.get('n')} of "
                              f"{cov.get('of')} instances of its data "
                              f"({cov.get('by', '--limit')})")
     else:
@@ -71,15 +72,16 @@ def report_tables(results: Sequence[Path] = (), *, fmt: str = "md", metric: str 
 
 
 def _from_store(store: Path | None, run_ids: Sequence[int] | None, tag: str | None,
-                task: str | None, notes: list[str]) -> list[dict[str, Any]]:
+                task: str | None, say: Callable[[str], None]) -> list[dict[str, Any]]:
     from refbench.reporting.results import store_results
     from refbench.runs.store import Store
 
     skipped: list[str] = []
     with Store(store, readonly=True) as st:
-        notes.append(st.describe())
+        say(st.describe())
         data = store_results(st, ids=run_ids, tag=tag, task=task, skipped=skipped)
-    notes.extend(f"note: left out {note}" for note in skipped)
+    for note in skipped:
+        say(f"note: left out {note}")
     if not data:
         raise UsageError("no runs in the results store match" if (run_ids or tag or task)
                          else "every run in the results store covers only part of its "
