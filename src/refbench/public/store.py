@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refbench.core.seal import Verdict, check_record, verify
+from refbench.runs.store_rows import RunRow
+from refbench.runs.verify import Checked
 
 if TYPE_CHECKING:
     from refbench.runs.store import Store
-    from refbench.runs.verify import Checked
 
 Note = Callable[[str], None] | None
 
@@ -38,7 +39,7 @@ class Listing:
     seal verdict (by run id), ``path`` the store's file."""
 
     path: Path
-    rows: list[dict[str, Any]]
+    rows: list[RunRow]
     verdicts: dict[int, Verdict]
 
 
@@ -63,7 +64,7 @@ def list_runs(*, store: Path | None = None, limit: int | None = 50, task: str | 
 
 
 def show_run(run_id: int, *, store: Path | None = None,
-             note: Note = None) -> tuple[dict[str, Any], Verdict]:
+             note: Note = None) -> tuple[RunRow, Verdict]:
     """One run's record (every column, its metrics as fractions) and its seal's verdict; a
     record the seal refuses is refused (:class:`~refbench.core.seal.RecordRefused`), as
     ``refbench report`` refuses it."""
