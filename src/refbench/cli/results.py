@@ -49,7 +49,9 @@ def results() -> None:
 def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None,
                as_json: bool) -> None:
     """List recorded runs, newest first: id, creation time (UTC), system, task, data, split,
-    instances, accuracy (a fraction), output folder and tags."""
+    instances, accuracy (a fraction), output folder and tags. Each record's seal is checked:
+    below the table, one line for each record that is not verified (written before seals) or
+    refused (changed after the run); with --json, its "seal"."""
     from refbench.core.result import SystemIdentity, names_apart
     from refbench.public.store import list_runs
     from refbench.reporting.render import aligned_text
@@ -90,7 +92,9 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
-    """Show one run: its record and its metrics (fractions)."""
+    """Show one run: its record and its metrics (fractions). A record its seal refuses
+    (changed after the run) is refused, exit code 2, as refbench report refuses it; one not
+    verified says so on stderr."""
     import json
 
     from refbench.public.store import show_run
