@@ -260,20 +260,65 @@ def test_nothing_outside_the_command_line_imports_it() -> None:
     assert not found, "\n".join(sorted(found))
 
 
-#: The commands that run, evaluate or report, and the public function each calls.
+#: Every command module of ``cli/``, and the public module (the Python API) its commands
+#: call: each parses its arguments, calls one public function and prints what it returns.
 COMMANDS_OF_THE_API = {"refbench.cli.run": "refbench.public.running",
                        "refbench.cli.evaluate": "refbench.public.scoring",
-                       "refbench.cli.report": "refbench.public.tables"}
+                       "refbench.cli.report": "refbench.public.tables",
+                       "refbench.cli.results": "refbench.public.store",
+                       "refbench.cli.data": "refbench.public.data",
+                       "refbench.cli.export": "refbench.public.export",
+                       "refbench.cli.llm": "refbench.public.export",
+                       "refbench.cli.train": "refbench.public.training",
+                       "refbench.cli.study": "refbench.public.studies"}
+
+#: Command modules that call no public function, and why.
+NOT_THROUGH_THE_API = {
+    "refbench.cli.root": "the ``refbench`` group: it adds the commands and does nothing itself",
+    "refbench.cli.ls": "lists the registries (what is registered, and from where): it runs, "
+                       "scores and reads nothing",
+    "refbench.cli.serve": "a launcher: it starts the web app (web.serve.serve_app), which sits "
+                          "above the Python API and reads through it",
+}
+
+#: What only the Python API may call: the run path, the runners and the scorer.
+PAST_THE_API = {"refbench.runs.path", "refbench.runs.runner", "refbench.runs.multi",
+                "refbench.tasks.scoring"}
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS_OF_THE_API))
+def _defines_a_command(path: Path) -> bool:
+    """Whether a module declares a Click command or group (``@click.command(...)``,
+    ``@results.command(...)``, ``@study.group(...)``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef):
+            for d in node.decorator_list:
+                f = d.func if isinstance(d, ast.Call) else d
+                if isinstance(f, ast.Attribute) and f.attr in ("command", "group"):
+                    return True
+    return False
+
+
+COMMAND_MODULES = sorted(m for m, p in MODULES.items()
+                         if _package(m) == "cli" and _defines_a_command(p))
+
+
+def test_every_command_module_is_listed() -> None:
+    """A new command module must say which public module it calls (or why it calls none)."""
+    assert "refbench.cli.results" in COMMAND_MODULES  # the scan finds ``@group.command``
+    assert set(COMMAND_MODULES) == set(COMMANDS_OF_THE_API) | set(NOT_THROUGH_THE_API), (
+        set(COMMAND_MODULES) ^ (set(COMMANDS_OF_THE_API) | set(NOT_THROUGH_THE_API)))
+    assert not set(COMMANDS_OF_THE_API) & set(NOT_THROUGH_THE_API)
+
+
+@pytest.mark.parametrize("command", COMMAND_MODULES)
 def test_a_command_calls_the_python_api(command: str) -> None:
-    """``refbench run``, ``evaluate`` and ``report`` parse their arguments and call the Python
-    API (``refbench.public``), never the runner or the scorer past it."""
-    assert COMMANDS_OF_THE_API[command] in GRAPH[command]
-    past = {"refbench.runs.path", "refbench.runs.runner", "refbench.runs.multi",
-            "refbench.tasks.scoring"}
-    assert not GRAPH[command] & past, GRAPH[command] & past
+    """Every command parses its arguments and calls the Python API (``refbench.public``),
+    never the runner or the scorer past it; the exceptions call no public function at all."""
+    if command in COMMANDS_OF_THE_API:
+        assert COMMANDS_OF_THE_API[command] in GRAPH[command]
+    else:
+        assert not {t for t in GRAPH[command] if _package(t) == "public"}, command
+    assert not GRAPH[command] & PAST_THE_API, GRAPH[command] & PAST_THE_API
 
 
 def test_the_python_api_sits_below_the_command_line() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -54,38 +53,16 @@ def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, ret
     published source at a pinned commit (or from --mirror) and is kept only if its sha256 is
     the pinned one; files already there are checked, not fetched again. Prints each release's
     licence."""
-    from refbench.releases.cache import data_dir, status
-    from refbench.releases.fetch import get, mirror_source
-    from refbench.releases.fetch import min_rate as check_rate
-    from refbench.releases.manifest import all_releases, get_release
-
-    if mirror is not None:
-        mirror = mirror_source(mirror)
-
-    check_rate(min_rate)  # a bad rate is a usage error before anything is fetched
-    releases = list(all_releases()) if "all" in names else [get_release(n) for n in names]
-    root = data_dir(folder)
-    report: list[dict[str, Any]] = []
+    from refbench.public.data import get_releases
 
     def say(line: str) -> None:
         click.echo(line, err=as_json)
 
-    for release in releases:
-        say(f"{release.name}: {release.title}")
-        say(f"  licence: {release.licence}")
-        say(f"  source: {release.source}" + (f" (via mirror {mirror})" if mirror else ""))
-        done = get(release, root, mirror=mirror, retries=retries, rate=min_rate,
-                   progress=not as_json and sys.stderr.isatty(),
-                   say=lambda line: say(f"  {line}"))
-        state = status(release, root)
-        counts = {a: sum(d.action == a for d in done) for a in ("fetched", "kept", "skipped")}
-        say(f"  {counts['fetched']} fetched, {counts['kept']} already there, "
-            f"{counts['skipped']} skipped: {state.state} in {root / release.root}")
-        report.append({"name": release.name, "licence": release.licence,
-                       "source": release.source, "folder": str(root / release.root),
-                       "state": state.state, **counts})
+    got = get_releases(names, folder=folder, mirror=mirror, retries=retries,
+                       min_rate=min_rate, progress=not as_json and sys.stderr.isatty(),
+                       say=say)
     if as_json:
-        print_json({"data_dir": str(root), "releases": report})
+        print_json(got)
 
 
 @data.command("list", context_settings=CONTEXT, epilog=examples(
@@ -98,26 +75,14 @@ def get_cmd(names: tuple[str, ...], folder: Path | None, mirror: str | None, ret
 def list_cmd(folder: Path | None, verify: bool, as_json: bool) -> None:
     """List the known releases: what is in the data folder, the splits --data NAME:SPLIT
     takes, the licence, and what cannot be fetched from a public URL."""
-    from refbench.releases.cache import data_dir, status
-    from refbench.releases.manifest import all_releases
+    from refbench.public.data import list_releases
 
-    root = data_dir(folder)
-    rows: list[dict[str, Any]] = []
-    for release in all_releases():
-        state = status(release, root, verify=verify)
-        rows.append({
-            "name": release.name, "task": release.task, "title": release.title,
-            "state": state.state, "files": len(release.files), "have": len(state.have),
-            "bytes": release.size, "folder": str(root / release.root),
-            "default": release.default, "splits": sorted(release.splits),
-            "licence": release.licence, "source": release.source,
-            "mirror_only": [{"file": f.file, "note": f.note} for f in release.mirror_only],
-            "not_included": release.not_included or None})
+    listed = list_releases(folder=folder, verify=verify)
     if as_json:
-        print_json({"data_dir": str(root), "verified": verify, "releases": rows})
+        print_json(listed)
         return
-    click.echo(f"data folder: {root}" + (" (sha256 checked)" if verify else ""))
-    for row in rows:
+    click.echo(f"data folder: {listed['data_dir']}" + (" (sha256 checked)" if verify else ""))
+    for row in listed["releases"]:
         click.echo(f"{row['name']:20s} {row['state']:9s} {row['have']:>3d}/{row['files']:<3d} "
                    f"files  {_size(row['bytes']):>9s}  {row['title']}")
         splits = ", ".join(row["splits"]) or "-"
@@ -139,6 +104,6 @@ def list_cmd(folder: Path | None, verify: bool, as_json: bool) -> None:
               help=DIR_HELP)
 def path_cmd(reference: str, folder: Path | None) -> None:
     """Print the file or folder NAME[:SPLIT] stands for (what --data NAME reads)."""
-    from refbench.releases.cache import data_dir, resolve
+    from refbench.public.data import release_path
 
-    click.echo(str(resolve(reference, data_dir(folder))))
+    click.echo(str(release_path(reference, folder=folder)))

@@ -57,13 +57,13 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
     header with configs, licence, categories and dataset_info; the datasheet as its body).
     """
     from refbench.cli.declared import checked_for_tasks, given, tasks_of
-    from refbench.export.hf import export_hf
+    from refbench.public.export import hf_dataset
     from refbench.tasks.lookup import get_task
 
     the_task = get_task(task) if task else None
     asked = given("task", task_arg)
     reader = checked_for_tasks(asked, tasks_of(list(inputs), the_task)) if asked else None
-    summary = export_hf(list(inputs), out, task=the_task, reader_options=reader, fmt=fmt)
+    summary = hf_dataset(inputs, out=out, task=the_task, reader_options=reader, fmt=fmt)
     if as_json:
         print_json(summary)
         return
@@ -93,12 +93,9 @@ def export_lm_eval_cmd(data: Path, out: Path, split: str, as_json: bool) -> None
     folder, such as a KITMUS subtask, plus a group weighted by size), the data as local JSONL,
     utils.py and a README. Its `acc` with `--model hf` equals `refbench run --model
     llm-loglik` on the same data."""
-    from refbench.core.inputs import check_input_file
-    from refbench.runs.lm_eval.export import export_lm_eval
+    from refbench.public.export import lm_eval_tasks
 
-    if not data.is_dir():
-        check_input_file(data, what="data file")
-    result = export_lm_eval(data, out, split=split)
+    result = lm_eval_tasks(data, out=out, split=split)
     if as_json:
         print_json(result)
         return

@@ -31,9 +31,9 @@ def export_hf_cmd(spec: str | None, out: Path, overwrite: bool, as_json: bool) -
     SmolLM2 GGUF, a .gguf file, a Hugging Face folder, or llm-loglik:PATH) as a Hugging Face
     folder (float32 safetensors, config, tokenizer) that an inference server such as vLLM
     loads: the server then scores exactly the weights scored in process."""
-    from refbench.models.llm_weights import export_hf
+    from refbench.public.export import hf_weights
 
-    info = export_hf(spec, out, overwrite=overwrite)
+    info = hf_weights(spec, out=out, overwrite=overwrite)
     if as_json:
         print_json(info)
         return

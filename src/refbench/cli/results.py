@@ -19,6 +19,7 @@ from refbench.core.commands import (
     transactional,
 )
 from refbench.core.help_text import FilledOption, examples
+from refbench.core.seal import VERIFIED
 
 STORE_HELP = ("Results store (default: $REFBENCH_STORE, else the project's "
               ".refbench/results.sqlite).")
@@ -48,23 +49,19 @@ def results() -> None:
 def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None,
                as_json: bool) -> None:
     """List recorded runs, newest first: id, creation time (UTC), system, task, data, split,
-    instances, accuracy (a fraction), output folder and tags."""
-    from refbench.core.result import SystemIdentity, coverage_of, names_apart
+    instances, accuracy (a fraction), output folder and tags. Each record's seal is checked:
+    below the table, one line for each record that is not verified (written before seals) or
+    refused (changed after the run); with --json, its "seal"."""
+    from refbench.core.result import SystemIdentity, names_apart
+    from refbench.public.store import list_runs
     from refbench.reporting.render import aligned_text
-    from refbench.runs.store import Store
 
-    with Store(store, readonly=True) as st:
-        click.echo(st.describe(), err=True)
-        rows = st.runs(limit=limit or None, task=task, tag=tag)
-        path = st.path
-        for r in rows:  # a partial run says how much of its data it covers, and why
-            full = st.get(r["run_id"])
-            r["model_fingerprint"] = full["model_fingerprint"]  # get() reads every column
-            cov = coverage_of(full["metrics"])
-            if cov.is_partial:
-                r["data_coverage"] = {"n": cov.n, "of": cov.of, "by": ", ".join(cov.by)}
+    listing = list_runs(store=store, limit=limit, task=task, tag=tag, note=_note)
+    rows, path = listing.rows, listing.path
+    unverified = {rid: v for rid, v in listing.verdicts.items() if v.state != VERIFIED}
     if as_json:
-        print_json(rows)
+        print_json([{**r, "seal": unverified[r["run_id"]].text()} if r["run_id"] in unverified
+                    else r for r in rows])
         return
     if not rows:
         click.echo(f"no runs in {path}" + (" matching" if task or tag else ""))
@@ -85,6 +82,8 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
     click.echo(f"{len(rows)} run{'s' if len(rows) != 1 else ''} in {path} (newest first; "
                "accuracy as a fraction):")
     click.echo(aligned_text(header, body), nl=False)
+    for rid, verdict in unverified.items():
+        click.echo(f"run {rid}: {verdict.text()}")
 
 
 @results.command("show", context_settings=CONTEXT, epilog=examples(
@@ -93,14 +92,16 @@ def results_ls(store: Path | None, limit: int, task: str | None, tag: str | None
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
-    """Show one run: its record and its metrics (fractions)."""
+    """Show one run: its record and its metrics (fractions). A record its seal refuses
+    (changed after the run) is refused, exit code 2, as refbench report refuses it; one not
+    verified says so on stderr."""
     import json
 
-    from refbench.runs.store import Store
+    from refbench.public.store import show_run
 
-    with Store(store, readonly=True) as st:
-        click.echo(st.describe(), err=True)
-        row = st.get(run_id)
+    row, verdict = show_run(run_id, store=store, note=_note)
+    if verdict.state != VERIFIED:
+        click.echo(verdict.text(), err=True)
     if as_json:
         print_json(row)
     else:
@@ -114,13 +115,11 @@ def results_show(run_id: int, store: Path | None, as_json: bool) -> None:
 @click.option("--store", type=PATH, default=None, help=STORE_HELP)
 def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Forget runs. Their output folders and the prediction cache stay."""
-    from refbench.runs.store import Store
+    from refbench.public.store import remove_runs
 
-    with Store(store, create=False) as st:
-        click.echo(st.describe(), err=True)
-        st.remove(list(run_ids))
+    path = remove_runs(run_ids, store=store, note=_note)
     click.echo(f"removed run{'s' if len(run_ids) > 1 else ''} "
-               f"{', '.join(map(str, run_ids))} from {st.path}")
+               f"{', '.join(map(str, run_ids))} from {path}")
 
 
 @results.command("tag", context_settings=CONTEXT, epilog=(
@@ -134,13 +133,10 @@ def results_rm(run_ids: tuple[int, ...], store: Path | None) -> None:
 def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
                 store: Path | None) -> None:
     """Tag runs (e.g. the ones in a paper), to list or report them together."""
-    from refbench.runs.store import Store
+    from refbench.public.store import tag_runs
 
-    with Store(store, create=False) as st:
-        click.echo(st.describe(), err=True)
-        for rid in run_ids:
-            now = st.tag(rid, list(tags), remove=remove)
-            click.echo(f"run {rid}: tags {', '.join(now) or '(none)'}")
+    for rid, now in tag_runs(run_ids, tags, remove=remove, store=store, note=_note):
+        click.echo(f"run {rid}: tags {', '.join(now) or '(none)'}")
 
 
 @results.command("add", context_settings=CONTEXT, epilog=(
@@ -151,16 +147,11 @@ def results_tag(run_ids: tuple[int, ...], tags: tuple[str, ...], remove: bool,
 def results_add(run_dirs: tuple[Path, ...], store: Path | None) -> None:
     """Record runs from their folders (metrics.json), e.g. after the store was locked or when
     results move to another project. A suite run folder adds each of its subtask runs."""
-    from refbench.runs.record import record_run, run_folders
-    from refbench.runs.store import Store
+    from refbench.public.store import add_runs
 
-    found = list(run_folders(list(run_dirs)))  # every record checked before the store opens
-    with Store(store) as st:
-        click.echo(st.describe(), err=True)
-        for folder, metrics in found:
-            rid = record_run(st, metrics, folder)
-            click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
-                       f"{metrics['data']} ({folder})")
+    for rid, metrics, folder in add_runs(run_dirs, store=store, note=_note):
+        click.echo(f"run {rid}: {metrics.get('system') or metrics['model']} on "
+                   f"{metrics['data']} ({folder})")
 
 
 @results.command("verify", context_settings=CONTEXT, epilog=(
@@ -181,9 +172,9 @@ def results_verify(paths: tuple[Path, ...], rescore: bool, as_json: bool) -> Non
     interval, and with --rescore the figures of the predictions scored again. Exit code 2
     when a record is refused; records written before seals are "not verified"."""
     from refbench.core.errors import RefbenchError
-    from refbench.runs.verify import verify_paths
+    from refbench.public.store import verify_records
 
-    checked = verify_paths(list(paths), rescore=rescore)
+    checked = verify_records(paths, rescore=rescore)
     for c in checked:
         if as_json:
             print_json({"path": str(c.path), "state": c.verdict.state,
@@ -215,18 +206,15 @@ def results_merge(shard_dirs: tuple[Path, ...], out: Path, store: Path | None, n
     the predictions and metrics one run in one process would have written, recorded as one
     run in the store. The shards must share model, data and options, and the data file must
     be readable here (at the path the shards recorded)."""
+    from refbench.public.store import merge_runs
     from refbench.reporting.text import run_text
-    from refbench.runs.shards import merge_shards
-    from refbench.runs.store import Store
 
-    st = None if no_store else Store(store)
-    if st is not None:
-        click.echo(st.describe(), err=True)
-    metrics = merge_shards(list(shard_dirs), out, store=st)
+    metrics, path = merge_runs(shard_dirs, out=out, store=store, record=not no_store,
+                               note=_note)
     if as_json:
         print_json(metrics)
     else:
-        click.echo(run_text({**metrics, **({"store": str(st.path)} if st else {})}))
+        click.echo(run_text({**metrics, **({"store": str(path)} if path else {})}))
 
 
 @results.command("import", context_settings=CONTEXT, epilog=(
@@ -238,13 +226,11 @@ def results_merge(shard_dirs: tuple[Path, ...], out: Path, store: Path | None, n
 def results_import(source: Path, store: Path | None) -> None:
     """Copy the runs and cached predictions of another store (e.g. the per-user store of
     refbench 0.1.0) into this one; runs already here are skipped."""
-    from refbench.runs.store import Store
+    from refbench.public.store import import_store
 
-    with Store(source, readonly=True) as src, Store(store) as st:
-        click.echo(st.describe(), err=True)
-        runs, preds = st.import_from(src)
+    runs, preds, path = import_store(source, store=store, note=_note)
     click.echo(f"copied {runs} run{'' if runs == 1 else 's'} and {preds} cached predictions "
-               f"from {source} into {st.path}")
+               f"from {source} into {path}")
 
 
 @results.command("import-lm-eval", context_settings=CONTEXT, epilog=(
@@ -287,35 +273,14 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
     folder as --data, give the samples file of every subtask of the exported group
     (samples_<task>_<time>.jsonl): the result is the suite run folder refbench run --data
     FOLDER writes, one run (and store row) per subtask."""
-    from refbench.core.errors import UsageError
-    from refbench.core.inputs import check_input_file
-    from refbench.runs.lm_eval.samples import import_lm_eval
-    from refbench.runs.store import Store
+    from refbench.public.store import import_lm_eval
 
-    folder = data.is_dir()
-    if not folder and allow_missing:
-        raise UsageError("--allow-missing is for a folder as --data")
-    for p in samples if folder else (*samples, data):
-        check_input_file(p)
-    st = None if no_store else Store(store)
-    if st is not None:
-        click.echo(st.describe(), err=True)
-    try:
-        if folder:
-            from refbench.runs.lm_eval.suite import import_lm_eval_folder
-
-            result = import_lm_eval_folder(samples, data, out, split=split, store=st,
-                                           model=model, model_args=model_args,
-                                           allow_missing=allow_missing,
-                                           progress=not quiet and not as_json)
-        else:
-            metrics = import_lm_eval(samples, data, out, store=st, model=model,
-                                     model_args=model_args)
-    finally:
-        if st is not None:
-            st.close()
-    if folder:
-        _print_folder_import(result, as_json)
+    metrics = import_lm_eval(samples, data=data, out=out, split=split,
+                             allow_missing=allow_missing, model=model, model_args=model_args,
+                             store=store, record=not no_store,
+                             progress=not quiet and not as_json, note=_note)
+    if data.is_dir():
+        _print_folder_import(metrics, as_json)
         return
     if as_json:
         print_json(metrics)
@@ -328,6 +293,11 @@ def results_import_lm_eval(samples: tuple[Path, ...], data: Path, split: str,
     click.echo(f"imported lm-eval {lm['model']} on {data}: {n}, accuracy "
                f"{acc}" + (f", run {metrics['run_id']}" if "run_id" in metrics else "")
                + f" ({out})")
+
+
+def _note(line: str) -> None:
+    """The store's description, on stderr (the public functions' ``note``)."""
+    click.echo(line, err=True)
 
 
 def _print_folder_import(result: dict[str, Any], as_json: bool) -> None:

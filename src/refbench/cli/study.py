@@ -8,7 +8,6 @@ import click
 
 from refbench.core.commands import CONTEXT, OUT_ANY, PATH, print_json
 from refbench.core.help_text import FilledCommand, examples, or_list
-from refbench.core.inputs import format_name
 
 
 def _study_types() -> str:
@@ -95,9 +94,9 @@ def serve(study_file: Path, host: str, port: int, trusted_hosts: tuple[str, ...]
 def export(study_file: Path, fmt: str, out: Path | None) -> None:
     """Answers as item,annotator,label CSV, everything as JSON, or the data format of the
     study's task (native: data files refbench run reads, from every study type: {study_types})."""
-    from refbench.studies.export import export as do_export
+    from refbench.public.studies import export_study
 
-    text, files = do_export(study_file, fmt, out)
+    text, files = export_study(study_file, fmt=fmt, out=out)
     if text is not None:
         click.echo(text, nl=False)
     for f in files:
@@ -115,10 +114,10 @@ def export(study_file: Path, fmt: str, out: Path | None) -> None:
 def agreement(source: Path, as_json: bool) -> None:
     """Fleiss' kappa, Krippendorff's alpha, percent agreement, majorities and accuracy per
     condition; for TNE, pairwise CoNLL coreference F1 and link F1 / IPrep-Acc."""
-    from refbench.studies.report import csv_agreement, format_report, study_agreement
+    from refbench.public.studies import agreement as study_agreement
+    from refbench.studies.report import format_report
 
-    name = format_name(source)
-    report = csv_agreement(source) if name.endswith(".csv") else study_agreement(source)
+    report = study_agreement(source)
     if as_json:
         print_json(report)
         return

@@ -23,7 +23,7 @@ from refbench.cli.declared import (
     task_owners,
 )
 from refbench.core.commands import CONTEXT, DATA, OUT_DIR, POSITIVE, SEED, print_json
-from refbench.core.device import DEVICE_HELP, set_threads
+from refbench.core.device import DEVICE_HELP
 from refbench.core.help_text import FilledOption, examples, or_list
 from refbench.core.options import Option
 
@@ -102,37 +102,23 @@ def train_cmd(spec: str | None, data: Path, dev: Path | None, task: str | None, 
     and how the trained model is then run, is its line in refbench ls trainers.
     """
     from refbench.core.options import parse_options
-    from refbench.core.plugin_guard import call
     from refbench.core.registry import TRAINERS
-    from refbench.core.trainer import (
-        TrainJob,
-        build_trainer,
-        note_training_kept,
-        record_trained_on,
-        trainer_class,
-    )
+    from refbench.core.trainer import trainer_class
+    from refbench.public.training import train
     from refbench.tasks.choices import infer_task
     from refbench.tasks.lookup import get_task
-    from refbench.tasks.selection import check_selection
 
     spec = spec or TRAINERS.names()[0]
     cls = trainer_class(spec)
     options = checked(given("trainer", train_arg, flag="--train-arg"),
                       lambda one: parse_options(f"trainer {cls.name}", cls.OPTIONS, one))
-    trainer = build_trainer(spec, options)
-    the_task = get_task(task) if task else infer_task(data, kinds=None)
     asked = given("task", task_arg)
+    the_task = (get_task(task) if task else infer_task(data, kinds=None)) if asked else task
     reader = checked_for_tasks(asked, [the_task]) if asked else {}
-    set_threads(threads)
-    job = TrainJob(data=data, dev=dev, out=out, task=the_task, reader_options=reader,
-                   augment=augment, seed=seed, resume=resume, device=device,
-                   progress=not as_json)
-    check_selection(job)  # every trainer's, a plugin's included: never a test file as dev
-    note_training_kept(out)
-    report = call(TRAINERS.get(spec.partition(":")[0]), f"{cls.__name__}.train", trainer.train,
-                  job)
-    record_trained_on(job, cls.name)
+    trained = train(spec, data=data, out=out, dev=dev, task=the_task, trainer_options=options,
+                    reader_options=reader, augment=augment, seed=seed, resume=resume,
+                    device=device, threads=threads, progress=not as_json)
     if as_json:
-        print_json(report)
+        print_json(trained.report)
     else:
-        click.echo(trainer.done(report, job))
+        click.echo(trained.text)
