@@ -31,6 +31,38 @@ def _strings(x: Any, places: Mapping[str, str]) -> Any:
     return x
 
 
+#: The record's seal (issue 50: sha256 of its predictions, data and record, which names its
+#: places and time): checked where a folder is read, then left out of the comparison.
+_SEAL_TEXT = re.compile(r',\n  "seal": \{\n(?:    [^\n]*\n)*  \}')
+
+
+def unsealed(raw: str, data: Any, path: Path) -> tuple[str, Any]:
+    """A record's text and JSON without its seal, once the seal is checked (a record without
+    one: as it is)."""
+    if not isinstance(data, dict) or "seal" not in data:
+        return raw, data
+    from refbench.core.seal import VERIFIED, verify
+
+    verdict = verify(data, folder=path.parent)
+    assert verdict.state == VERIFIED, f"{path}: {verdict.text()}"
+    text, n = _SEAL_TEXT.subn("", raw)
+    assert n == 1, f"{path}: the seal is not where the writer puts it"
+    return text, {k: v for k, v in data.items() if k != "seal"}
+
+
+_SEAL_LINE = re.compile(r',\s*"seal":\s*\{[^{}]*\}')
+
+
+def unsealed_line(line: str) -> tuple[str, Any]:
+    """A printed record (one JSON line, ``--json``) without its seal: text and JSON."""
+    data = json.loads(line)
+    if not isinstance(data, dict) or "seal" not in data:
+        return line, data
+    text, n = _SEAL_LINE.subn("", line)
+    assert n == 1, "the printed seal is not where the writer puts it"
+    return text, {k: v for k, v in data.items() if k != "seal"}
+
+
 _VOLATILE_TEXT = re.compile(r'"(' + "|".join(VOLATILE) + r')": "(?:[^"\\]|\\.)*"')
 
 
@@ -59,8 +91,9 @@ def normalised_folder(folder: Path, places: Mapping[str, str]) -> dict[str, Any]
         rel = path.relative_to(folder).as_posix()
         raw = path.read_bytes()
         if path.suffix == ".json":
-            out[rel] = {"json": normalised_json(json.loads(raw), places),
-                        "text_sha256": normalised_text(raw.decode("utf-8"), places)}
+            text, data = unsealed(raw.decode("utf-8"), json.loads(raw), path)
+            out[rel] = {"json": normalised_json(data, places),
+                        "text_sha256": normalised_text(text, places)}
         else:
             out[rel] = {"sha256": hashlib.sha256(raw).hexdigest(),
                         "lines": raw.count(b"\n")}

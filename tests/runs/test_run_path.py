@@ -15,7 +15,12 @@ from typing import Any
 import pytest
 from scripts.regen_run_path import DATA, FIXTURE, SUITE_ARGS, cases, command, places
 
-from tests.runs.reference import normalised_folder, normalised_json, normalised_text
+from tests.runs.reference import (
+    normalised_folder,
+    normalised_json,
+    normalised_text,
+    unsealed_line,
+)
 
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data")
 
@@ -55,8 +60,9 @@ def test_command_gives_mains_folders(name: str, suite: Path, tmp_path: Path,
     line = buf.getvalue().strip().splitlines()[-1]
     where = places(tmp_path, suite)
     want = reference[name]
-    assert normalised_json(json.loads(line), where) == want["printed"]
-    assert normalised_text(line, where) == want["printed_sha256"]
+    text, printed = unsealed_line(line)
+    assert normalised_json(printed, where) == want["printed"]
+    assert normalised_text(text, where) == want["printed_sha256"]
     _same(normalised_folder(tmp_path / name, where), want["files"])
 
 
@@ -136,5 +142,5 @@ def test_a_model_object_runs_under_its_name(tmp_path: Path) -> None:
     assert got.system.fingerprint == want.system.fingerprint
     assert got.figures.as_dict() == want.figures.as_dict()
     assert [r["answer"] for r in got.rows] == [r["answer"] for r in want.rows]
-    with pytest.raises(UsageError, match="model object"):
+    with pytest.raises(UsageError, match="not for an instance"):
         refbench.run(model, wsc, store=None, seed=1)

@@ -33,7 +33,8 @@ def _winograd(path: Path, n: int) -> Path:
 
 def _metrics(folder: Path) -> dict[str, object]:
     m = json.loads((folder / "metrics.json").read_text())
-    volatile = ("created", "out_dir", "predictions", "provenance", "n_cached", "run_id")
+    # the seal covers the volatile keys too (checked wherever a record is read)
+    volatile = ("created", "out_dir", "predictions", "provenance", "n_cached", "run_id", "seal")
     return {k: v for k, v in m.items() if k not in volatile}
 
 

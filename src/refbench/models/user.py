@@ -231,15 +231,30 @@ def _shown(value: Any) -> str:
     return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
 
 
+def _registered(obj: ChoiceModel) -> bool:
+    """Whether ``obj`` is an object of the class the model registry names ``obj.name`` (built
+    with ``build_model`` or by hand): then its fingerprint names all it computes."""
+    from refbench.core.errors import RefbenchError
+    from refbench.models.base import model_class
+
+    try:
+        return type(obj) is model_class(obj.name)
+    except RefbenchError:
+        return False
+
+
 def user_model(obj: Any, *, system: str | None = None, version: str | int | None = None,
                batch: bool = False, batch_size: int | None = None,
-               timeout: float | None = None, **options: Any) -> UserModel:
+               timeout: float | None = None, **options: Any) -> ChoiceModel:
     """``obj`` (a ChoiceModel instance, a ChoiceModel subclass built with ``options``, or a
     function of an instance, of a list of them with ``batch=True``) as a model of a run.
     ``version``: the code's version, which makes its predictions cacheable (and a run
     resumable); ``timeout``: seconds an instance may take."""
     if isinstance(obj, UserModel):
         return obj
+    if isinstance(obj, ChoiceModel) and _registered(obj) and not (
+            options or batch or batch_size is not None or timeout is not None):
+        return obj  # a registered model's object: its config is its identity, as its spec's
     if timeout is not None and (isinstance(timeout, bool)
                                 or not isinstance(timeout, numbers.Real) or timeout <= 0):
         raise UsageError(f"timeout={timeout!r}: expected a number of seconds > 0")

@@ -196,8 +196,9 @@ def finish_run(run: FinishedRun, *, store: Store | None,
 
 def record(payload: dict[str, Any], out: Path | None, store: Store | None) -> Recorded:
     """Save ``payload`` (:func:`as_result`'s) and return it with the Result it serialises."""
-    result = Result.from_json(finite(payload))
-    return Recorded(result, save_run(payload, out, store))
+    saved = save_run(payload, out, store)  # sealed (and with its store row's id)
+    result = Result.from_json({k: v for k, v in saved.items() if k != "run_id"})
+    return Recorded(result, saved)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,8 @@ WINOGENDER = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "w
 # What differs between two runs of one data set by two systems; everything else must not.
 RUN_KEYS = {"model", "system", "model_fingerprint", "created", "out_dir", "predictions",
             "provenance", "lm_eval", "run_id", "n_cached", "uncached_batches", "store",
-            "run_ids", "systems", "reader_options"}
+            "run_ids", "systems", "reader_options",
+            "seal"}  # the seal covers the keys above too (checked wherever a record is read)
 
 
 def _files(folder: Path) -> list[str]:
