@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import SHARED, needs_shared
 from tests.web.conftest import FIX
 
 EDITED = 0.9876  # a figure no run of the fixture can have: 3 instances
@@ -137,3 +138,28 @@ def test_a_record_written_before_seals_is_marked_on_every_page(tmp_path: Path) -
     # the mark is on the first system's row, not on random's
     board = pages["/leaderboard"]
     assert board.count('class="badge warn unverified"') == 1
+
+
+@needs_shared(SHARED / "data" / "winograd")
+def test_the_issue_s_edit_on_wsc273_appears_on_no_page(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's case: ``first`` on WSC273 scores 0.502; its metrics.json edited to 0.99."""
+    import refbench
+
+    monkeypatch.setenv("REFBENCH_DATA_DIR", str(SHARED / "data"))
+    runs = tmp_path / "runs"
+    for model in ("first", "random"):
+        refbench.run(model, "wsc273", out=runs / model, store=None, progress=False)
+    metrics = _metrics(runs / "first")
+    assert f"{metrics['accuracy']:.3f}" == "0.502"
+    metrics["accuracy"] = 0.99
+    _write(runs / "first", metrics)
+    data = Path(str(metrics["data"]))
+    app = _app(tmp_path, data, runs)
+    assert [r.model for r in app.config["CATALOG"].runs()] == ["random"]
+    reason = "accuracy 0.990 lies outside its own interval [0.443, 0.560]"
+    pages = _pages(app)
+    assert reason in pages["/"]  # under "Not shown": the reason, not a figure
+    for url, body in pages.items():
+        assert "0.990" not in body.replace(reason, ""), url
+        assert "0.502" not in body, url
