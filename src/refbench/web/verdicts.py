@@ -53,14 +53,19 @@ def shown_runs(runs: Sequence[RunInfo], problems: Sequence[tuple[str, str]]
     return shown, [*problems, *refused]
 
 
-def unverified(run: RunInfo) -> str:
-    """"" for a verified record, else why it is not (``written before seals``)."""
+def unverified(run: object) -> str:
+    """"" for a verified record, else why it is not (``written before seals``); "" for
+    anything but a served run (a table drawn from something else has no record to judge)."""
+    if not isinstance(run, RunInfo):
+        return ""
     verdict = verdict_of(run)
     return "" if verdict.state == VERIFIED else verdict.reason or verdict.state
 
 
-def system_unverified(system: System | Iterable[RunInfo]) -> str:
-    """Why some of a system's runs are not verified ("" when all are), said once per reason."""
-    runs = system.runs if isinstance(system, System) else system
+def system_unverified(system: System | Iterable[RunInfo] | object) -> str:
+    """Why some of a system's runs (or of the runs given) are not verified ("" when all are),
+    said once per reason."""
+    runs: Iterable[object] = system.runs if isinstance(system, System) else \
+        system if isinstance(system, list | tuple) else ()
     reasons = sorted({why for run in runs if (why := unverified(run))})
     return "; ".join(reasons)
