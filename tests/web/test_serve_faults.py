@@ -93,6 +93,17 @@ def test_a_run_with_garbage_predictions_is_listed_unreadable(tmp_path: Path,
     assert "its predictions are unreadable (line" in body
 
 
+def _reseal(root: Path, run_id: int) -> None:
+    """Seal the store's record of run ``run_id`` (``first``) again over its predictions now."""
+    from refbench.core.seal import seal
+
+    with sqlite3.connect(root / "s.sqlite") as db:
+        (text,) = db.execute("SELECT metrics FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        metrics = seal(json.loads(text), root / "runs" / "first" / "predictions.jsonl")
+        db.execute("UPDATE runs SET metrics = ? WHERE run_id = ?", (json.dumps(metrics), run_id))
+    db.close()
+
+
 @pytest.mark.parametrize("fields", [
     {"answer": 99, "scores": "abc", "explanation": 5},
     {"answer": 1, "scores": [[1]], "extra": [1, 2], "explanation": {"a": 1}},
@@ -111,6 +122,7 @@ def test_predictions_of_other_shapes_show_less_never_a_500(tmp_path: Path,
                        .splitlines()[0])
     (tmp_path / "runs" / "first" / "predictions.jsonl").write_text(
         json.dumps({"id": first["id"], **fields}) + "\n")
+    _reseal(tmp_path, 1)  # as if the run had written them: else its record is refused
     app = create_app(ServeConfig(data=[data], store=tmp_path / "s.sqlite",
                                  index_dir=tmp_path / "index"))
     cat = app.config["CATALOG"]

@@ -67,6 +67,8 @@ def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | Non
     ``split``: a release's split (``run("first", NAME, split="dev")``), the split of a folder
     run whole (default: test), or, with a data file, the file's own split (else an error).
     ``allow_transfer``: run a trained model on data of another task than its training's.
+    What ``refbench run`` prints as ``WARNING:`` lines (a run's ``warnings``) are Python
+    warnings (:class:`~refbench.core.errors.RefbenchWarning`), as :func:`evaluate` gives them.
 
     ``model`` may also be an object of this session (:mod:`refbench.models.user`): a
     ``ChoiceModel`` instance or subclass, a function of an instance (``batch=True``: of a list
@@ -74,12 +76,14 @@ def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | Non
     adapter (``refbench.models.loglik``, ``refbench.models.from_transformers``); then
     ``model_options`` are ``version=`` (makes its predictions cacheable), ``batch=``,
     ``batch_size=``, ``timeout=`` (seconds per instance) and a subclass's own options."""
-    from refbench.public.checks import run_args
+    from refbench.public.checks import run_args, warn_all
 
     run_args(model, data, limit=limit, system=system, out=out, task=task, split=split)
     ran = run_all(model, data, limit=limit, system=system, out=out, store=store, task=task,
                   split=split, progress=progress, options=model_options,
                   allow_transfer=allow_transfer)
+    # what `refbench run` prints as WARNING: lines, as Python warnings (RefbenchWarning)
+    warn_all(w for b in ran.benchmarks for f in b.files for w in f.metrics.get("warnings", ()))
     return _results(ran, data, out=None if out is None else Path(out))
 
 

@@ -22,6 +22,7 @@ from refbench.web.datasets import (
 )
 from refbench.web.index import IndexFolder
 from refbench.web.runs import RunInfo, System, all_runs, systems_for
+from refbench.web.verdicts import shown_runs
 
 RUNS_TTL_S = 3.0
 
@@ -61,7 +62,9 @@ class Catalog:
         with self._lock:
             now = time.monotonic()
             if now - self._runs_at > RUNS_TTL_S:
-                self._runs, self.run_problems = all_runs(self.config.store, self.config.run_dirs)
+                # a refused record (core/seal.py) is listed under "Not shown", never shown
+                self._runs, self.run_problems = shown_runs(*all_runs(self.config.store,
+                                                                     self.config.run_dirs))
                 self._runs_at = now
             return list(self._runs)
 
@@ -69,8 +72,8 @@ class Catalog:
         return next((r for r in self.runs() if r.rid == rid), None)
 
     def not_shown(self, rid: str) -> str:
-        """Why there is no run ``rid`` to show: the reason it is listed as unreadable, else
-        that there is none."""
+        """Why there is no run ``rid`` to show: the reason it is listed as unreadable or
+        refused, else that there is none."""
         self.runs()
         why = next((why for _, why in self.run_problems if why.startswith(f"run {rid} ")), None)
         return why or f"There is no run {rid!r}."

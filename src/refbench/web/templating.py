@@ -92,6 +92,11 @@ def install(app: Flask) -> None:
     app.jinja_env.globals.update(with_args=with_args, ENTITY_COLOURS=ENTITY_COLOURS,
                                  chain_class=chain_class)
     from refbench.web.query import stemmed_forms
+    from refbench.web.verdicts import system_unverified, unverified
+
+    # a record not verified (core/seal.py: written before seals) is marked where its figures
+    # are shown
+    app.jinja_env.globals.update(unverified=unverified, system_unverified=system_unverified)
 
     app.jinja_env.filters.update(fmt=fmt, pvalue=pvalue,
                                  bootstrap_pvalue=bootstrap_pvalue, stemmed_forms=stemmed_forms)

@@ -3,7 +3,8 @@ headline figures with their 95% intervals (each by its one named method) and n o
 the same :func:`refbench.reporting.card.build_card` as ``refbench report --card``, from the
 runs' :class:`~refbench.core.result.Result` objects; ``/card.json`` is what ``report --json``
 prints of the same runs. Each cell links to its runs, each benchmark to the compare page of a
-dataset that holds it."""
+dataset that holds it. A cell whose runs' records are not verified (written before seals) is
+marked so; a refused record is not among the served runs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from flask import Blueprint, Response, render_template, url_for
 from refbench.reporting.card import Entry, ModelCard, build_card
 from refbench.web.params import catalog
 from refbench.web.runs import RunInfo
+from refbench.web.verdicts import system_unverified
 
 bp = Blueprint("card", __name__)
 
@@ -48,6 +50,7 @@ def model_card() -> str:
     from refbench.reporting.card_render import figure_text
 
     card, rids, compare = _card()
+    served = {r.rid: r for r in catalog().runs()}
     rows: list[dict[str, Any]] = []
     for s in card.systems:
         cells = []
@@ -55,10 +58,14 @@ def model_card() -> str:
             c = card.cell(s, b.name)
             links = [url_for("board.run_page", rid=rids[e.source or ""]) for e in c.entries] \
                 if c else []
+            # a record not verified (written before seals) is marked in its cell
+            why = system_unverified([served[r] for e in c.entries
+                                     if (r := rids[e.source or ""]) in served]) if c else ""
             for metric, _ in card.metrics(b):
                 f = next((x for x in c.figures if x.metric == metric), None) if c else None
                 cells.append({"text": figure_text(f) if f else "", "method": f.method if f
-                              else None, "partial": bool(f and f.partial), "links": links})
+                              else None, "partial": bool(f and f.partial), "links": links,
+                              "unverified": why})
         rows.append({"system": s, "cells": cells})
     groups = [{"name": b.name, "task": b.task, "metrics": card.metrics(b),
                "compare": compare.get(b.name)} for b in card.benchmarks]
