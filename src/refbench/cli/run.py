@@ -133,6 +133,12 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
     settings = RunSettings(model=spec, model_options=options, reader_options=reader,
                            limit=limit, system=system, shard=part,
                            split=split)
+    if options.get("template") == "all":
+        if several or engine != "local":
+            raise UsageError("template=all runs one data file or folder locally")
+        _run_templates(settings, paths[0], the_task, out, store=store, no_store=no_store,
+                       skip_invalid=skip_invalid, as_json=as_json, quiet=quiet)
+        return
     with contextlib.ExitStack() as stack:
         dask = None
         if engine == "dask":
@@ -147,6 +153,26 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
         _run(settings, paths[0], the_task, out, store=store,
              no_store=no_store, skip_invalid=skip_invalid, engine=dask, as_json=as_json,
              quiet=quiet)
+
+
+def _run_templates(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,
+                   no_store: bool, skip_invalid: bool, as_json: bool, quiet: bool) -> None:
+    """``--model-arg template=all``: one run per LLM template the data's task declares, each
+    into ``out/<template>`` and recorded as its own system (``SPEC[template=NAME]``)."""
+    import dataclasses
+
+    from refbench.cli.declared import tasks_of
+    from refbench.models.llm_templates import task_templates
+
+    names = list(task_templates(tasks_of([data], task)[0].name))
+    for name in names:
+        one = dataclasses.replace(
+            settings, model_options={**settings.model_options, "template": name},
+            system=f"{settings.name}[template={name}]")
+        if not as_json:
+            click.echo(f"template {name}:", err=True)
+        _run(one, data, task, out / name, store=store, no_store=no_store,
+             skip_invalid=skip_invalid, engine=None, as_json=as_json, quiet=quiet)
 
 
 def _run(settings: Any, data: Path, task: Any, out: Path, *, store: Path | None,

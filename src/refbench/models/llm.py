@@ -112,6 +112,10 @@ class LoglikModel(ChoiceModel):
                       "remainder from its cache (models/llm_prefix.py); none scores each "
                       "candidate alone. Scores agree to float rounding",
                       choices=("shared", "none")),
+               Option("template", str, "substitution", "the prompt template: substitution "
+                      "(lm-eval's WinoGrande form) or a question form the task declares "
+                      "(tasks/<task>/data/llm_templates.json; refbench ls templates); "
+                      "all (refbench run only): one run per template"),
                Option("base_url", str, None, "a completions endpoint, e.g. "
                       "http://127.0.0.1:8000/v1 (scores through the server)"),
                Option("model", str, "default", "the server's model name (with base_url)"),
@@ -181,10 +185,31 @@ class LoglikModel(ChoiceModel):
         return {"prefix": "shared"} if self._shared_prefix() else {}
 
     def _scoring(self) -> dict[str, str]:
-        """The scoring rule for the cache key, only when it is not the default (so caches
-        made before the option existed stay valid)."""
-        scoring = str(self.option("scoring"))
-        return {} if scoring == "partial" else {"scoring": scoring}
+        """The scoring rule and the template for the cache key, only when they are not the
+        defaults (so caches made before the options existed stay valid)."""
+        from refbench.models.llm_templates import SUBSTITUTION, template_digest
+
+        scoring = str(self._setting("scoring"))
+        out = {} if scoring == "partial" else {"scoring": scoring}
+        template = str(self._setting("template"))
+        if template != SUBSTITUTION:
+            out.update(template=template, template_digest=template_digest(template))
+        return out
+
+    def requests(self, inst: ChoiceInstance) -> list[tuple[str, str]]:
+        """(context, continuation) per candidate of one instance, in the chosen template."""
+        from refbench.models.llm_templates import ALL, question_requests, template_for
+
+        name = str(self._setting("template"))
+        if name == ALL:
+            from refbench.core.errors import UsageError
+
+            raise UsageError("template=all runs once per template: give it to refbench run "
+                             "(or name one template)")
+        template = template_for(inst.task, name)
+        if template.form == "question":
+            return question_requests(inst, template)
+        return scoring_requests(inst, whole=self._setting("scoring") == "whole")
 
     def _setting(self, name: str) -> Any:
         """An option's value, its default where a subclass built the model without options."""
@@ -279,8 +304,7 @@ class LoglikModel(ChoiceModel):
         return [Scored(sums[i], len(cont), encoded[i][2]) for i, (_, cont) in enumerate(requests)]
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
-        whole = self.option("scoring") == "whole"
-        requests = [scoring_requests(inst, whole=whole) for inst in batch]
+        requests = [self.requests(inst) for inst in batch]
         flat = self.loglik([r for reqs in requests for r in reqs])
         outputs = []
         pos = 0
