@@ -61,19 +61,23 @@ def states_background(variant: str) -> bool:
 
 
 def plan(stages: list[str]) -> list[Planned]:
-    """The runs of the chosen stages, four-entity subtasks first."""
+    """The runs of the chosen stages: the four-entity substitution runs first, then the
+    other stages in the order given, then the 2- and 3-entity substitution runs."""
     out: list[Planned] = []
     if "substitution" in stages:
+        out += [Planned(f"sub-{v}-4", v, 4, "substitution", "none") for v in VARIANTS]
+    for stage in stages:
+        if stage == "templates":
+            out += [Planned(f"tpl-{t}-{v}-4", v, 4, t, "none")
+                    for v in VARIANTS for t in QUESTION_TEMPLATES]
+        if stage == "ablations":
+            for v in VARIANTS:
+                kinds = ("both", "entity", "background") if states_background(v) \
+                    else ("both", "entity")
+                out += [Planned(f"abl-{a}-{v}-4", v, 4, "substitution", a) for a in kinds]
+    if "substitution" in stages:
         out += [Planned(f"sub-{v}-{n}", v, n, "substitution", "none")
-                for n in (4, 2, 3) for v in VARIANTS]
-    if "templates" in stages:
-        out += [Planned(f"tpl-{t}-{v}-4", v, 4, t, "none")
-                for v in VARIANTS for t in QUESTION_TEMPLATES]
-    if "ablations" in stages:
-        for v in VARIANTS:
-            kinds = ("both", "entity", "background") if states_background(v) \
-                else ("both", "entity")
-            out += [Planned(f"abl-{a}-{v}-4", v, 4, "substitution", a) for a in kinds]
+                for n in (2, 3) for v in VARIANTS]
     return out
 
 
@@ -81,8 +85,11 @@ def spec_of(model: str | None) -> str:
     return f"llm-loglik:{model}" if model else "llm-loglik"
 
 
-def run_one(p: Planned, args: argparse.Namespace, store: Any) -> dict[str, Any]:
-    """One run through refbench's runner (a finished run folder is read, not run again)."""
+def run_one(p: Planned, args: argparse.Namespace, store: Any, models: dict[str, Any]
+            ) -> dict[str, Any]:
+    """One run through refbench's runner (a finished run folder is read, not run again); the
+    model of each template is built once (``models``)."""
+    from refbench.models.base import build_model
     from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
 
@@ -97,7 +104,10 @@ def run_one(p: Planned, args: argparse.Namespace, store: Any) -> dict[str, Any]:
                            reader_options={} if p.ablate == "none" else {"ablate": p.ablate},
                            limit=args.n, system=f"llm-loglik[template={p.template},"
                                                 f"ablate={p.ablate}]")
-    return run_model(settings, p.data(args.suite), out, store=store, progress=False)
+    if p.template not in models:
+        models[p.template] = build_model(spec_of(args.model), options)
+    return run_model(settings, p.data(args.suite), out, store=store, progress=False,
+                     model=models[p.template])
 
 
 def record_run(p: Planned, prefix: str, metrics: dict[str, Any], args: argparse.Namespace
@@ -172,12 +182,15 @@ def main(argv: list[str] | None = None) -> int:
 
     store = Store(args.store)
     results: dict[str, dict[str, Any]] = {}
+    models: dict[str, Any] = {}
     start = time.perf_counter()
     for p in plans:
         done = args.runs / p.name / "metrics.json"
         if args.only_finished and not done.is_file():
             continue
-        results[p.name] = run_one(p, args, store)
+        results[p.name] = run_one(p, args, store, models)
+        print(f"{p.name}: {results[p.name]['pronoun_accuracy']:.4f}", file=sys.stderr,
+              flush=True)
         if args.record:
             record_run(p, args.record, results[p.name], args)
     out = summary(plans, results)

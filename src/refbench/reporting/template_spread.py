@@ -51,7 +51,7 @@ def template_spread(scores: Mapping[str, Mapping[str, float]]) -> dict[str, Any]
     taus = [kendall_tau([scores[s][i] for i in items], [scores[t][i] for i in items])
             for s, t in combinations(templates, 2)]
     known = [t for t in taus if t is not None]
-    best = [max(items, key=lambda i, t=t: (scores[t][i], i)) for t in templates] if items else []
+    best = [max(items, key=lambda i: (scores[t][i], i)) for t in templates]
     return {"templates": templates, "items": per_item,
             "template_mean": {t: sum(scores[t][i] for i in items) / len(items) if items else None
                               for t in templates},
