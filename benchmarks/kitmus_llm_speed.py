@@ -5,8 +5,9 @@ Three runs of the same instances and weights: ``refbench run --model llm-loglik`
 prefix, the default), the same with ``prefix=none`` (each candidate its own sequence), and
 lm-eval's ``hf`` model on the ``refbench export lm-eval`` export of the same file (imported back
 with ``refbench results import-lm-eval``). Prints one JSON line: each side's wall and CPU
-seconds (the process's CPU time, all threads: on a shared machine wall time mostly measures the
-neighbours), the speed-ups, whether the answers are the same and the largest score difference,
+seconds of scoring (the process's CPU time, all threads: on a shared machine wall time mostly
+measures the neighbours; loading the weights is not timed on any side), the speed-ups,
+whether the answers are the same and the largest score difference,
 and the machine's load.
 
     python benchmarks/kitmus_llm_speed.py --suite kitmus-suite [--n 200] [--no-lm-eval]
@@ -43,6 +44,36 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
     return {"same_answers": same, "of": len(a), "max_score_diff": float(f"{diff:.2e}")}
 
 
+def hf_lm() -> Any:
+    """lm-eval's ``hf`` model around the weights ``llm-loglik`` loads (SmolLM2, float32)."""
+    from lm_eval.models.huggingface import HFLM
+
+    from refbench.models.llm_weights import load
+
+    tokenizer, model, _ = load(None)
+    return HFLM(pretrained=model, tokenizer=tokenizer, batch_size=16, device="cpu")
+
+
+def lm_eval_samples(lm: Any, tasks: Path, task: str, out: Path) -> Path:
+    """lm-eval's evaluation of the export with ``lm``, its samples written as --log_samples
+    writes them (benchmarks/lm_eval_equality.py does the same from model_args)."""
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+    from lm_eval.utils import handle_non_serializable
+
+    res = lm_eval.simple_evaluate(model=lm, tasks=[task], log_samples=True,
+                                  task_manager=TaskManager(include_path=str(tasks)))
+    stamp = "2000-01-01T00-00-00.000000"
+    path = out / f"samples_{task}_{stamp}.jsonl"
+    path.write_text("".join(json.dumps(s, default=handle_non_serializable) + "\n"
+                            for s in sorted(res["samples"][task], key=lambda s: s["doc_id"])))
+    from importlib.metadata import version
+
+    (out / f"results_{stamp}.json").write_text(json.dumps(
+        {"config": res["config"], "lm_eval_version": version("lm_eval")}, default=str))
+    return path
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", type=Path, required=True)
@@ -65,11 +96,15 @@ def main() -> int:
     sample.write_text("".join(lines), encoding="utf-8")
     out: dict[str, Any] = {"benchmark": "kitmus_llm_speed", "data": str(data),
                            "n": len(lines)}
+    from refbench.models.base import build_model
+
     sides = {}
     for prefix in ("shared", "none"):
         settings = RunSettings(model="llm-loglik", model_options={"prefix": prefix})
-        m, wall, cpu = timed(lambda s=settings, p=prefix: run_model(
-            s, sample, work / p, store=None, progress=False))
+        model = build_model("llm-loglik", {"prefix": prefix})  # loading is not timed
+        m, wall, cpu = timed(lambda s=settings, p=prefix, b=model: run_model(
+            s, sample, work / p, store=None, progress=False, model=b))
+        del model
         sides[prefix] = (wall, cpu)
         out[f"{prefix}_accuracy"] = round(m["accuracy"], 4)
         out[f"{prefix}_wall_s"], out[f"{prefix}_cpu_s"] = round(wall, 1), round(cpu, 1)
@@ -77,14 +112,13 @@ def main() -> int:
     out["speedup_vs_alone_cpu"] = round(sides["none"][1] / sides["shared"][1], 2)
     out["speedup_vs_alone_wall"] = round(sides["none"][0] / sides["shared"][0], 2)
     if not args.no_lm_eval:
-        from lm_eval_equality import lm_eval_samples
         from refbench.runs.lm_eval.export import export_lm_eval
         from refbench.runs.lm_eval.samples import import_lm_eval
 
         exported = export_lm_eval(sample, work / "tasks")
         task = exported["tasks"][0]
-        samples, wall, cpu = timed(lambda: lm_eval_samples(
-            work / "tasks", task, exported["model_args"], work))
+        lm = hf_lm()  # the same weights, loaded as refbench loads them (not timed)
+        samples, wall, cpu = timed(lambda: lm_eval_samples(lm, work / "tasks", task, work))
         import_lm_eval([samples], sample, work / "imported")
         out["lm_eval_wall_s"], out["lm_eval_cpu_s"] = round(wall, 1), round(cpu, 1)
         out["lm_eval_vs_shared"] = compare(answers(work / "shared"), answers(work / "imported"))
