@@ -55,6 +55,8 @@ def main() -> int:
     ap.add_argument("--runs", type=Path, default=Path("runs/llm-templates"))
     ap.add_argument("--store", type=Path, default=None)
     ap.add_argument("--record", default=None, metavar="NAME")
+    ap.add_argument("--only-finished", action="store_true",
+                    help="run nothing: report (and record) the test runs already finished")
     args = ap.parse_args()
     for path in (args.dev, args.test):
         if path is not None and not path.is_file():
@@ -78,6 +80,8 @@ def main() -> int:
         chosen = [max(names, key=lambda t: (dev[t]["accuracy"], -names.index(t)))]
     else:
         chosen = names
+    if args.only_finished:
+        chosen = [t for t in chosen if (args.runs / f"test-{t}" / "metrics.json").is_file()]
     test = {t: run(args.test, t, args.runs / f"test-{t}", None, store, models) for t in chosen}
     out["test"] = {t: round(m["accuracy"], 4) for t, m in test.items()}
     out["test_ci95"] = {t: [round(x, 4) for x in m["ci95"]["accuracy"]]
