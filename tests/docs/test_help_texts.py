@@ -48,6 +48,8 @@ def _task_lists() -> Iterator[tuple[str, set[str]]]:
     names = task_names()
     for path, _ in command_paths():
         for unit in _units(help_text(path)):
+            if unit.startswith("--task-arg"):
+                continue  # the tasks that declare options (options_listing, from the registry)
             named = _named(unit, names)
             if len(named) >= 3:
                 yield " ".join(("refbench", *path)), named

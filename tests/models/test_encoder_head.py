@@ -149,6 +149,8 @@ def test_refbench_train_encoder_head(tmp_path: Path) -> None:
     report = json.loads(r.stdout)
     assert report["epochs_done"] == 2 and (out / "head.pt").is_file()
     assert list((tmp_path / "features").glob("chunk-*.pt"))
+    # the defaults are the recorded rows' recipe: rank 0 (docs/kitmus-head.md)
+    assert report["rank"] == 0 and report["epochs"] == 2
     refused = run_cli("train", "--model", "encoder-head", "--data", str(folder / "train.jsonl"),
                       "--out", str(tmp_path / "x"), "--eval-every", "5")
     assert refused.returncode == 2

@@ -371,3 +371,38 @@ def test_the_served_folders_tokenizer_stands_in_without_transformers(
         assert (kind, heavy) == (f"local:{smollm2_hf}", [])
     else:
         assert kind == "server:tokenize"
+
+
+def test_requests_go_in_prefix_waves_and_score_as_before(scripted: tuple[str, Scripted],
+                                                         tmp_path: Path) -> None:
+    from refbench.models.server_prefix import prefix_waves
+
+    # two instances of two candidates each (substitution form: shared text, then the rest)
+    requests = [("Ann met Bo. Then Ann", " left."), ("Ann met Bo. Then Bo", " left."),
+                ("Cy saw Di. So Cy", " ran."), ("Cy saw Di. So Di", " ran.")]
+    assert prefix_waves([c + x for c, x in requests]) == [[0, 2], [1, 3]]
+    assert prefix_waves(["abc", "xyz"]) == [[0, 1]]
+    url, script = scripted
+    model = build_model("llm-loglik:m", {"base_url": url, "cache": str(tmp_path / "c.db"),
+                                         "backoff": "0.01", "concurrency": "1"})
+    got = model.loglik(requests)  # type: ignore[attr-defined]
+    assert [round(x.logprob, 6) for x in got] == [round(expected(c, x), 6) for c, x in requests]
+    sent = ["".join(map(chr, b["prompt"])) for b in script.completions
+            if "".join(map(chr, b["prompt"])).endswith((" left.", " ran."))]
+    assert sent == [requests[i][0] + requests[i][1] for i in (0, 2, 1, 3)]
+    # no Prometheus metrics on this server: the prefix cache is unknown
+    assert model.server.prefix_cache() == {"prefix_cache": "unknown"}  # type: ignore[attr-defined]
+
+
+def test_prefix_cache_counters_from_a_prometheus_page() -> None:
+    from refbench.models.server_prefix import prefix_counters
+
+    page = ("# HELP vllm:prefix_cache_queries_total Prefix cache queries, in tokens\n"
+            "# TYPE vllm:prefix_cache_queries_total counter\n"
+            'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 120.0\n'
+            'vllm:prefix_cache_queries_total{engine="1",model_name="m"} 30.0\n'
+            'vllm:prefix_cache_hits_total{engine="0",model_name="m"} 96.0\n'
+            "vllm:num_requests_running 0.0\n")
+    assert prefix_counters(page) == {"prefix_cache": "vllm", "queried_tokens": 150.0,
+                                     "hit_tokens": 96.0}
+    assert prefix_counters("vllm:num_requests_running 0.0\n") == {"prefix_cache": "unknown"}

@@ -114,7 +114,7 @@ def test_help_lists_the_declared_options() -> None:
     for command in (["run"], ["evaluate"], ["export", "hf"], ["train"]):
         code, out, _ = cli(*command, "--help")
         assert code == 0
-        assert "--task-arg" in out and "input_type (--input)" in out.replace("\n", " ")
+        assert "--task-arg" in out and "input_type (--input)" in " ".join(out.split())
         assert "--input VALUE" in out and "altentities:" in out
     code, out, _ = cli("evaluate", "--help")
     assert "--switched-pred VALUE" in out and "switched_pred (--switched-pred)" in \

@@ -150,6 +150,13 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
     for note in st.notes if st else ():
         click.echo(note, err=True)
     invalid = InvalidInstances() if skip_invalid else None
+    if options.get("template") == "all":
+        if several or engine != "local":
+            raise UsageError("template=all runs one data file or folder locally")
+        _run_templates(spec, options, paths[0], the_task, out, store=st, limit=limit,
+                       system=system, split=split, reader=reader, shard=part,
+                       invalid=invalid, as_json=as_json, quiet=quiet)
+        return
     with contextlib.ExitStack() as stack:
         dask = None
         if engine == "dask":
@@ -162,6 +169,27 @@ def run_cmd(spec: str, data: tuple[Path | str, ...], task: str | None, split: st
                       skip_invalid=invalid, engine=dask, skip=skip, options=options)
     warn_skipped(invalid)
     show(ran, as_json=as_json, store=st, out=out)
+
+
+def _run_templates(spec: str, options: dict[str, Any], data: Path, task: Any, out: Path, *,
+                   store: Any, limit: int | None, system: str | None, split: str,
+                   reader: dict[str, Any], shard: Any, invalid: Any, as_json: bool,
+                   quiet: bool) -> None:
+    """``--model-arg template=all``: one run per LLM template the data's task declares, each
+    into ``out/<template>`` and recorded as its own system (``SPEC[template=NAME]``)."""
+    from refbench.cli.declared import tasks_of
+    from refbench.models.llm_templates import task_templates
+    from refbench.public.running import run_all
+
+    for name in task_templates(tasks_of([data], task)[0].name):
+        if not as_json:
+            click.echo(f"template {name}:", err=True)
+        ran = run_all(spec, data, limit=limit, system=f"{system or spec}[template={name}]",
+                      out=out / name, store=store, task=task, split=split,
+                      progress=not quiet and not as_json, reader_options=reader, shard=shard,
+                      skip_invalid=invalid, options={**options, "template": name})
+        show(ran, as_json=as_json, store=store, out=out / name)
+    warn_skipped(invalid)
 
 
 def show(ran: Any, *, as_json: bool, store: Any, out: Path) -> None:

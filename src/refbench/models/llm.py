@@ -107,6 +107,15 @@ class LoglikModel(ChoiceModel):
                Option("scoring", str, "partial", "partial: the text after the expression, "
                       "as lm-eval scores WinoGrande; whole: the whole text with the candidate "
                       "in place (KnowRef's eq. 1)", choices=("partial", "whole")),
+               Option("prefix", str, "shared", "in process: shared runs the token prefix "
+                      "the candidates of an instance share once and scores each candidate's "
+                      "remainder from its cache (models/llm_prefix.py); none scores each "
+                      "candidate alone. Scores agree to float rounding",
+                      choices=("shared", "none")),
+               Option("template", str, "substitution", "the prompt template: substitution "
+                      "(lm-eval's WinoGrande form) or a question form the task declares "
+                      "(tasks/<task>/data/llm_templates.json); "
+                      "all (refbench run only): one run per template"),
                Option("base_url", str, None, "a completions endpoint, e.g. "
                       "http://127.0.0.1:8000/v1 (scores through the server)"),
                Option("model", str, "default", "the server's model name (with base_url)"),
@@ -168,13 +177,49 @@ class LoglikModel(ChoiceModel):
         # prediction cache too: a cached run is byte-identical to a fresh one.
         return {"name": self.name, "weights": self._weights, "max_length": self.max_length,
                 "batch_size": self.forward_batch, "device": self.device.type,
-                "split": self.SPLIT, **self._scoring()}
+                "split": self.SPLIT, **self._prefix(), **self._scoring()}
+
+    def _prefix(self) -> dict[str, str]:
+        """Shared-prefix scoring changes scores in the last float digits (as the batch size
+        does), so it keys the cache; scoring each candidate alone keeps the old key."""
+        return {"prefix": "shared"} if self._shared_prefix() else {}
 
     def _scoring(self) -> dict[str, str]:
-        """The scoring rule for the cache key, only when it is not the default (so caches
-        made before the option existed stay valid)."""
-        scoring = str(self.option("scoring"))
-        return {} if scoring == "partial" else {"scoring": scoring}
+        """The scoring rule and the template for the cache key, only when they are not the
+        defaults (so caches made before the options existed stay valid)."""
+        from refbench.models.llm_templates import SUBSTITUTION, template_digest
+
+        scoring = str(self._setting("scoring"))
+        out = {} if scoring == "partial" else {"scoring": scoring}
+        template = str(self._setting("template"))
+        if template != SUBSTITUTION:
+            out.update(template=template, template_digest=template_digest(template))
+        return out
+
+    def requests(self, inst: ChoiceInstance) -> list[tuple[str, str]]:
+        """(context, continuation) per candidate of one instance, in the chosen template."""
+        from refbench.models.llm_templates import ALL, question_requests, template_for
+
+        name = str(self._setting("template"))
+        if name == ALL:
+            from refbench.core.errors import UsageError
+
+            raise UsageError("template=all runs once per template: give it to refbench run "
+                             "(or name one template)")
+        template = template_for(inst.task, name)
+        if template.form == "question":
+            return question_requests(inst, template)
+        return scoring_requests(inst, whole=self._setting("scoring") == "whole")
+
+    def _setting(self, name: str) -> Any:
+        """An option's value, its default where a subclass built the model without options."""
+        given = getattr(self, "options", None) or {}
+        return given[name] if name in given else next(
+            o.default for o in LoglikModel.OPTIONS if o.name == name)
+
+    def _shared_prefix(self) -> bool:
+        """Whether in-process scoring runs the prefix a group of requests shares once."""
+        return str(self._setting("prefix")) == "shared"
 
     def encode(self, context: str, cont: str) -> tuple[list[int], int, int]:
         """Token ids of context + continuation (the last ``max_length + 1``: the model reads
@@ -234,8 +279,22 @@ class LoglikModel(ChoiceModel):
         import torch
 
         encoded = [self.encode(context, cont) for context, cont in requests]
-        order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
         sums: dict[int, float] = {}
+        alone = list(range(len(encoded)))
+        if self._shared_prefix():
+            from refbench.models.llm_prefix import chunk_groups, group_requests, score_shared
+
+            groups = group_requests(encoded)
+            shared = [g for g in groups if g[1] > 0]
+            alone = [g[0][0] for g in groups if g[1] == 0]
+            pad = self.tokenizer.pad_token_id
+            for chunk in chunk_groups(encoded, shared, max(1, self.forward_batch // 4)):
+                with torch.inference_mode():
+                    sums.update(score_shared(self.model, encoded, chunk,
+                                             pad=0 if pad is None else int(pad),
+                                             device=self.device,
+                                             keeps_logits=self._keeps_logits))
+        order = sorted(alone, key=lambda i: (-len(encoded[i][0]), i))
         for start in range(0, len(order), self.forward_batch):
             rows = order[start:start + self.forward_batch]
             with torch.inference_mode():
@@ -245,8 +304,7 @@ class LoglikModel(ChoiceModel):
         return [Scored(sums[i], len(cont), encoded[i][2]) for i, (_, cont) in enumerate(requests)]
 
     def predict(self, batch: Sequence[ChoiceInstance]) -> list[ModelOutput]:
-        whole = self.option("scoring") == "whole"
-        requests = [scoring_requests(inst, whole=whole) for inst in batch]
+        requests = [self.requests(inst) for inst in batch]
         flat = self.loglik([r for reqs in requests for r in reqs])
         outputs = []
         pos = 0

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from refbench.core.errors import RefbenchError
 from refbench.models.http import Endpoint
 from refbench.models.local_server import local_server
+from refbench.models.server_prefix import prefix_cache_metrics, prefix_waves
 
 # Routes that turn text into the server's token ids, tried in this order (vLLM and llama.cpp's
 # own server; llama-cpp-python). Each takes one of the fields sent and answers {"tokens": [...]}.
@@ -293,11 +294,23 @@ class CompletionsScorer:
         with ThreadPoolExecutor(max_workers=self.endpoint.concurrency) as ex:
             # the server's /tokenize answers as many requests at once as /completions does
             prompts = list(ex.map(lambda pair: self._prompt(*pair), requests))
-            sent = [(p, where) for p, where, _ in prompts]
-            chunks = [sent[i:i + self.prompts] for i in range(0, len(sent), self.prompts)]
-            sums = [s for part in ex.map(self._send, chunks) for s in part]
-        return [Scored(s, len(cont), cut) for s, (_, cont), (_, _, cut)
-                in zip(sums, requests, prompts, strict=True)]
+            sums: dict[int, float] = {}
+            # two waves, so that a server's prefix cache (vLLM's automatic prefix caching)
+            # serves the candidates of an instance: the first request of each group of
+            # requests sharing a prefix, then (their prefixes cached) all the others
+            for wave in prefix_waves([p for p, _, _ in prompts]):
+                sent = [(prompts[i][0], prompts[i][1]) for i in wave]
+                chunks = [sent[i:i + self.prompts] for i in range(0, len(sent), self.prompts)]
+                scored = [s for part in ex.map(self._send, chunks) for s in part]
+                sums.update(zip(wave, scored, strict=True))
+        return [Scored(sums[i], len(cont), cut) for i, ((_, cont), (_, _, cut))
+                in enumerate(zip(requests, prompts, strict=True))]
+
+    def prefix_cache(self) -> dict[str, Any]:
+        """Whether the server says it keeps a prefix cache, from its Prometheus ``/metrics``
+        (vLLM: ``vllm:prefix_cache_queries`` and ``..._hits``, counted in tokens): the
+        counters now, or ``{"prefix_cache": "unknown"}`` for a server without them."""
+        return prefix_cache_metrics(self.endpoint)
 
 
 def top1_matches(logprobs: dict[str, Any], picked: Sequence[int]) -> tuple[int, int]:

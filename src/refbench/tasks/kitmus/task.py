@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.invalid import InvalidInstances
+from refbench.core.options import Option
 from refbench.core.result import Result
 from refbench.core.types import ChoiceInstance
 from refbench.tasks.base import FileHead, Task
@@ -35,6 +36,10 @@ class KitmusTask(Task):
     headline_metrics = ("pronoun_accuracy", "antecedent_f1", "antecedent_precision",
                         "antecedent_recall", "task_specific_accuracy")
     headline = (CELL,)  # one per variant x entities cell, and their mean
+    READER_OPTIONS = (Option("ablate", str, "none", "remove knowledge sentences from the "
+                             "text: background, entity (the entity-specific sentences) or "
+                             "both (native JSONL; the same instances, paired by compare)",
+                             choices=("none", "background", "entity", "both")),)
     folder = KitmusSuite()
     web = KitmusWebView()
     report = KitmusReport()
@@ -68,7 +73,8 @@ class KitmusTask(Task):
                      on_invalid: InvalidInstances | None = None) -> Iterator[ChoiceInstance]:
         from refbench.tasks.kitmus.score.choice import read_kitmus_choices
 
-        return read_kitmus_choices(path, on_invalid=on_invalid)
+        ablate = str((options or {}).get("ablate", "none"))
+        return read_kitmus_choices(path, on_invalid=on_invalid, ablate=ablate)
 
     def run_metrics(self, data: Path, predictions: Path, instances: Sequence[ChoiceInstance],
                     answers: Sequence[int | None], *, skip_invalid: bool = False

@@ -26,7 +26,8 @@ def gold_to_choice(g: GoldItem) -> ChoiceInstance:
     )
 
 
-def read_kitmus_choices(path: str | Path, *, on_invalid: InvalidInstances | None = None
-                        ) -> Iterator[ChoiceInstance]:
-    for g in read_gold(path, on_invalid=on_invalid):
+def read_kitmus_choices(path: str | Path, *, on_invalid: InvalidInstances | None = None,
+                        ablate: str = "none") -> Iterator[ChoiceInstance]:
+    """``ablate``: remove knowledge sentences (:mod:`refbench.tasks.kitmus.score.ablate`)."""
+    for g in read_gold(path, on_invalid=on_invalid, ablate=ablate):
         yield gold_to_choice(g)

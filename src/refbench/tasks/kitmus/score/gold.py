@@ -132,8 +132,8 @@ def gold_from_conll_doc(doc: ConllDocument, *, path: Path | str) -> GoldItem:
     )
 
 
-def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None
-              ) -> Iterator[GoldItem]:
+def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None,
+              ablate: str = "none") -> Iterator[GoldItem]:
     """Gold items from CoNLL-2012, e2e ``.jsonlines`` (gold ``clusters``), native JSONL or GAP
     TSV, plain or gzipped. ``on_invalid`` (``--skip-invalid``): skip and record malformed
     instances.
@@ -142,6 +142,13 @@ def read_gold(path: str | Path, *, on_invalid: InvalidInstances | None = None
     folder (:mod:`refbench.core.cache`), keyed by its content: scoring against it again skips
     the parse (most of ``refbench evaluate``'s time on a CoNLL file)."""
     p = Path(path)
+    if ablate != "none":
+        if not format_name(p).endswith(".jsonl"):
+            raise RefbenchError(f"ablate={ablate} needs KITMUS native JSONL (it knows which "
+                                "sentences are knowledge; refbench kitmus generate writes it)",
+                                path=p)
+        yield from _read_gold(p, on_invalid=on_invalid, ablate=ablate)
+        return
     if on_invalid is not None or not format_name(p).endswith(
             (".v4_gold_conll", ".conll", "_conll", ".jsonlines")):
         yield from _read_gold(p, on_invalid=on_invalid)
@@ -174,7 +181,8 @@ def _from_row(r: list[Any]) -> GoldItem:
                     None if r[6] is None else tuple(r[6]))
 
 
-def _read_gold(p: Path, *, on_invalid: InvalidInstances | None) -> Iterator[GoldItem]:
+def _read_gold(p: Path, *, on_invalid: InvalidInstances | None, ablate: str = "none"
+               ) -> Iterator[GoldItem]:
     name = format_name(p)
     if name.endswith((".v4_gold_conll", ".conll", "_conll")):
         yield from parse_each(((d.doc_id, d) for d in read_conll(p, on_invalid=on_invalid)),
@@ -184,7 +192,9 @@ def _read_gold(p: Path, *, on_invalid: InvalidInstances | None) -> Iterator[Gold
             ((d.doc_key, d) for d in read_jsonlines(p, on_invalid=on_invalid)),
             lambda d: gold_from_conll_doc(d.to_conll_document(path=p), path=p), on_invalid)
     elif name.endswith(".jsonl"):
-        for inst in read_native(p, on_invalid=on_invalid):
+        from refbench.tasks.kitmus.score.ablate import ablated
+
+        for inst in (ablated(i, ablate) for i in read_native(p, on_invalid=on_invalid)):
             words = [w for s in inst.sentences for w, _ in s.tokens]
             starts = []
             total = 0

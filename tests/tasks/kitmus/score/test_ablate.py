@@ -1,0 +1,60 @@
+"""Knowledge ablations (``--task-arg ablate=...``): the same instances, candidates and answers,
+with the knowledge sentences the option names removed from the text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from refbench.core.errors import RefbenchError
+from refbench.tasks.kitmus.native import read_native
+from refbench.tasks.kitmus.score.choice import read_kitmus_choices
+from tests.conftest import cli_ok
+from tests.models.conftest import DATA
+
+NATIVE = DATA["kitmus-native"]
+
+
+def _sentences(path: Path, roles: set[str]) -> list[list[str]]:
+    from refbench.formats.detok import detokenize
+
+    return [[detokenize([w for w, _ in s.tokens])[0] for s in inst.sentences if s.role in roles]
+            for inst in read_native(path)]
+
+
+@pytest.mark.parametrize(("ablate", "removed"), [
+    ("background", {"background_knowledge"}), ("entity", {"entity_knowledge"}),
+    ("both", {"background_knowledge", "entity_knowledge"})])
+def test_ablation_removes_exactly_the_knowledge_sentences(ablate: str, removed: set[str]) -> None:
+    full = list(read_kitmus_choices(NATIVE))
+    cut = list(read_kitmus_choices(NATIVE, ablate=ablate))
+    gone = _sentences(NATIVE, removed)
+    assert len(cut) == len(full) and all(g for g in gone)  # the fixture states both kinds
+    for a, b, sentences in zip(full, cut, gone, strict=True):
+        assert (a.id, a.gold, [c.text for c in a.candidates]) == \
+            (b.id, b.gold, [c.text for c in b.candidates])
+        assert b.context[b.expression_offset:].startswith(b.expression)
+        for sentence in sentences:
+            assert sentence in a.context and sentence not in b.context
+        # what is left is the full text with those sentences taken out, in order
+        rest = a.context
+        for sentence in sentences:
+            rest = rest.replace(sentence + " ", "", 1)
+        assert rest == b.context
+
+
+def test_ablation_needs_native_jsonl() -> None:
+    with pytest.raises(RefbenchError, match="ablate=entity needs KITMUS native JSONL"):
+        list(read_kitmus_choices(DATA["kitmus-conll"], ablate="entity"))
+
+
+def test_an_ablated_run_records_its_reader_option(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    cli_ok(capsys, "run", "--model", "first", "--data", NATIVE, "--task-arg", "ablate=both",
+           "--out", out, "--json", "--quiet")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["reader_options"] == {"ablate": "both"}
+    assert metrics["pronoun_accuracy"] == metrics["accuracy"]
