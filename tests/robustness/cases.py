@@ -52,7 +52,7 @@ INPUT_SLOTS: list[tuple[str, tuple[str, ...], str, str, set[str]]] = [
                            "{in}"), "pred.jsonl", "tne-pred.jsonl", set()),
     ("convert", ("convert", "{in}", "{T}/out.tsv"), "in.v4_gold_conll", "kitmus.v4_gold_conll",
      set()),
-    ("report", ("report", "{in}"), "r.json", "result.json", set()),
+    ("report", ("report", "{in}"), "r.json", "result.json", {"run-folder"}),
     ("run-kitmus-jsonl", (*RUN, "{in}"), "data.jsonl", "kitmus.jsonl", {"dir-ok"}),
     ("run-kitmus-conll", (*RUN, "{in}"), "data.v4_gold_conll", "kitmus.v4_gold_conll", {"dir-ok"}),
     ("run-knowref-json", (*RUN, "{in}"), "data.json", "knowref.json", {"dir-ok"}),
@@ -90,7 +90,7 @@ INPUT_SLOTS: list[tuple[str, tuple[str, ...], str, str, set[str]]] = [
     ("tne-baseline", ("tne", "baseline", "title-first", "--out", "{T}/p.jsonl", "--data",
                       "{in}"), "d.jsonl", "tne.jsonl", set()),
     ("tne-convert-src", ("tne", "convert", "{in}", "{T}/b.jsonl", "--gold", "{S}/tne.jsonl"),
-     "p.jsonl", "tne-pred.jsonl", set()),
+     "p.jsonl", "tne-pred.jsonl", {"predictions-folder"}),
     ("tne-convert-gold", ("tne", "convert", "{S}/tne-pred.jsonl", "{T}/b.jsonl", "--gold",
                           "{in}"), "g.jsonl", "tne.jsonl", set()),
     ("tne-chunk", ("tne", "chunk", "--file", "{in}"), "t.txt", "story.txt", set()),
@@ -164,6 +164,8 @@ def file_cases() -> list[Case]:
                             if slot.startswith(("run-", "export-")) else "no gold files")
             elif cause == "folder instead of a file" and "run-folder" in options:
                 fragment = "no metrics.json"  # a folder is read as a run folder
+            elif cause == "folder instead of a file" and "predictions-folder" in options:
+                fragment = "a folder without predictions.jsonl"  # read as a run folder
             elif cause == "not UTF-8" and "lenient-utf8" in options:
                 code, fragment = 0, ""  # undecodable records are counted, by design
             elif cause == "broken .bz2":

@@ -27,6 +27,7 @@ the files the first fetched and keeps them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -321,6 +322,7 @@ def data_lock(root: Path, *, say: Callable[[str], None] | None = None,
     waiting, bounded, for another ``data get`` holding it."""
     import fcntl
 
+    made = not root.exists()  # a folder made here is removed again if nothing came into it
     try:
         root.mkdir(parents=True, exist_ok=True)
         fd = os.open(root, os.O_RDONLY)
@@ -346,6 +348,9 @@ def data_lock(root: Path, *, say: Callable[[str], None] | None = None,
         yield
     finally:
         os.close(fd)  # closing releases the lock
+        if made:
+            with contextlib.suppress(OSError):  # only an empty folder: nothing left behind
+                root.rmdir()
 
 
 def _get(release: Release, root: Path, *, mirror: str | None, retries: int, progress: bool,
