@@ -114,7 +114,7 @@ class LoglikModel(ChoiceModel):
                       choices=("shared", "none")),
                Option("template", str, "substitution", "the prompt template: substitution "
                       "(lm-eval's WinoGrande form) or a question form the task declares "
-                      "(tasks/<task>/data/llm_templates.json); "
+                      "(tasks/<task>/llm_templates.json); "
                       "all (refbench run only): one run per template"),
                Option("base_url", str, None, "a completions endpoint, e.g. "
                       "http://127.0.0.1:8000/v1 (scores through the server)"),

@@ -1,5 +1,5 @@
 """The prompt templates ``llm-loglik`` scores a choice instance with, declared as data by each
-task (``tasks/<task>/data/llm_templates.json``), chosen with ``--model-arg template=NAME``.
+task (``tasks/<task>/llm_templates.json``), chosen with ``--model-arg template=NAME``.
 
 Two forms:
 
@@ -95,14 +95,14 @@ def read_templates(path: Path) -> dict[str, Template]:
 
 @cache
 def task_templates(task: str) -> dict[str, Template]:
-    """The templates the task declares (its ``data/llm_templates.json``), the substitution
+    """The templates the task declares (its ``llm_templates.json``), the substitution
     template first; only that one for a task without the file."""
     from refbench.tasks.lookup import find_task
 
     found = find_task(task)
     if found is None:
         return {SUBSTITUTION: DEFAULT}
-    path = found.home() / "data" / TEMPLATES_FILE
+    path = found.home() / TEMPLATES_FILE
     return read_templates(path) if path.is_file() else {SUBSTITUTION: DEFAULT}
 
 

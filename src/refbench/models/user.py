@@ -232,13 +232,16 @@ def _shown(value: Any) -> str:
 
 
 def _registered(obj: ChoiceModel) -> bool:
-    """Whether ``obj`` is an object of the class the model registry names ``obj.name`` (built
-    with ``build_model`` or by hand): then its fingerprint names all it computes."""
+    """Whether ``obj`` is an object of one of refbench's own models (the class its registry
+    names ``obj.name``, built with ``build_model`` or by hand): then its fingerprint names all
+    it computes, as its spec's does. A plugin's class run as an object is the session's code,
+    cached only with ``version=`` like any other."""
     from refbench.core.errors import RefbenchError
+    from refbench.core.registry import BUILTIN, MODELS
     from refbench.models.base import model_class
 
     try:
-        return type(obj) is model_class(obj.name)
+        return MODELS.get(obj.name).origin == BUILTIN and type(obj) is model_class(obj.name)
     except RefbenchError:
         return False
 
