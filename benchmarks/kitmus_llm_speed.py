@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lm_eval_equality import lm_eval_samples
 from machine import load_fields
 
 
@@ -52,26 +53,6 @@ def hf_lm() -> Any:
 
     tokenizer, model, _ = load(None)
     return HFLM(pretrained=model, tokenizer=tokenizer, batch_size=16, device="cpu")
-
-
-def lm_eval_samples(lm: Any, tasks: Path, task: str, out: Path) -> Path:
-    """lm-eval's evaluation of the export with ``lm``, its samples written as --log_samples
-    writes them (benchmarks/lm_eval_equality.py does the same from model_args)."""
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-    from lm_eval.utils import handle_non_serializable
-
-    res = lm_eval.simple_evaluate(model=lm, tasks=[task], log_samples=True,
-                                  task_manager=TaskManager(include_path=str(tasks)))
-    stamp = "2000-01-01T00-00-00.000000"
-    path = out / f"samples_{task}_{stamp}.jsonl"
-    path.write_text("".join(json.dumps(s, default=handle_non_serializable) + "\n"
-                            for s in sorted(res["samples"][task], key=lambda s: s["doc_id"])))
-    from importlib.metadata import version
-
-    (out / f"results_{stamp}.json").write_text(json.dumps(
-        {"config": res["config"], "lm_eval_version": version("lm_eval")}, default=str))
-    return path
 
 
 def main() -> int:
@@ -118,7 +99,7 @@ def main() -> int:
         exported = export_lm_eval(sample, work / "tasks")
         task = exported["tasks"][0]
         lm = hf_lm()  # the same weights, loaded as refbench loads them (not timed)
-        samples, wall, cpu = timed(lambda: lm_eval_samples(lm, work / "tasks", task, work))
+        samples, wall, cpu = timed(lambda: lm_eval_samples(work / "tasks", task, work, model=lm))
         import_lm_eval([samples], sample, work / "imported")
         out["lm_eval_wall_s"], out["lm_eval_cpu_s"] = round(wall, 1), round(cpu, 1)
         out["lm_eval_vs_shared"] = compare(answers(work / "shared"), answers(work / "imported"))

@@ -16,6 +16,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from refbench.runs.lm_eval.export import export_lm_eval
 from refbench.runs.lm_eval.samples import import_lm_eval
@@ -24,15 +25,19 @@ from refbench.runs.runner import run_model
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "winograd" / "wsc273.jsonl"
 
 
-def lm_eval_samples(tasks: Path, task: str, model_args: str, out: Path) -> Path:
-    """Run lm-eval's Python API on the export and write its samples as --log_samples does."""
+def lm_eval_samples(tasks: Path, task: str, out: Path, *, model: Any = "hf",
+                    model_args: str | None = None) -> Path:
+    """Run lm-eval's Python API on the export and write its samples as --log_samples does.
+    ``model``: lm-eval's model name (with ``model_args``) or an LM object (its HFLM over
+    weights already loaded, as benchmarks/kitmus_llm_speed.py gives it)."""
     import lm_eval
     from lm_eval.tasks import TaskManager
     from lm_eval.utils import handle_non_serializable
 
-    res = lm_eval.simple_evaluate(model="hf", model_args=model_args, tasks=[task],
-                                  task_manager=TaskManager(include_path=str(tasks)),
-                                  log_samples=True, device="cpu", batch_size=16)
+    extra: dict[str, Any] = {"model_args": model_args, "device": "cpu", "batch_size": 16} \
+        if isinstance(model, str) else {}
+    res = lm_eval.simple_evaluate(model=model, tasks=[task], log_samples=True,
+                                  task_manager=TaskManager(include_path=str(tasks)), **extra)
     stamp = "2000-01-01T00-00-00.000000"
     path = out / f"samples_{task}_{stamp}.jsonl"
     path.write_text("".join(json.dumps(s, default=handle_non_serializable) + "\n"
@@ -64,7 +69,8 @@ def main() -> None:
         ours = run_model("llm-loglik", args.data, run_dir, progress=False)
     refbench_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    samples = args.samples or lm_eval_samples(work / "tasks", task, exported["model_args"], work)
+    samples = args.samples or lm_eval_samples(work / "tasks", task, work,
+                                                 model_args=exported["model_args"])
     lm_eval_s = time.perf_counter() - t0
     imported = import_lm_eval([samples], args.data, work / "imported")
     mine = [json.loads(line) for line in (run_dir / "predictions.jsonl").open()]

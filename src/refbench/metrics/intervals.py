@@ -64,6 +64,20 @@ def wilson_of(rate: float | None, n: int) -> Interval | None:
     return None if right is None else wilson(right, n)
 
 
+def shown_interval(rate: float, n: int, recorded: Interval | None,
+                   methods: set[str]) -> Interval | None:
+    """The interval a figure's bar shows: the ``recorded`` one, else :func:`wilson_of` its
+    count; ``methods`` gains the name of the one used ("recorded", "Wilson"), for the
+    figure's caption."""
+    if recorded is not None:
+        methods.add("recorded")
+        return recorded
+    made = wilson_of(rate, n)
+    if made is not None:
+        methods.add("Wilson")
+    return made
+
+
 def newcombe_difference(a: float, n_a: int, b: float, n_b: int) -> Interval | None:
     """:func:`newcombe` of two rates that are counts of ``n_a`` and ``n_b``; None where either
     is not one (see :func:`wilson_of`)."""

@@ -24,7 +24,7 @@ from refbench.metrics.intervals import (
     interval_caption,
     newcombe_difference,
     recorded_interval,
-    wilson_of,
+    shown_interval,
 )
 
 ROWS = (("type1", "Type 1"), ("type2", "Type 2"), ("all", "Both types"))
@@ -100,13 +100,8 @@ def figure_bars(results: Sequence[dict[str, Any]], combine: Combine
             for st, category in (("pro", "Pro"), ("anti", "Anti")):
                 if (t, st) not in cells:
                     continue
-                value, n, ci = cells[(t, st)]
-                if ci is None:  # Wilson's of the count, when the accuracy is one of n
-                    ci = wilson_of(value, n)
-                    if ci is not None:
-                        methods.add("Wilson")
-                else:
-                    methods.add("recorded")
+                value, n, recorded = cells[(t, st)]
+                ci = shown_interval(value, n, recorded, methods)
                 got[st] = (value, n)
                 bars[(label, category, name)] = (value, ci)
             if len(got) == 2:

@@ -71,7 +71,7 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
         absolute,
         newcombe_difference,
         recorded_interval,
-        wilson_of,
+        shown_interval,
     )
 
     bars: dict[tuple[str, str, str], Bar] = {}
@@ -81,13 +81,7 @@ def group_bars(results: Sequence[tuple[str, dict[str, Any]]]
         value, n = cell.get("accuracy"), int(cell.get("n") or 0)
         if value is None or not n:
             return
-        if ci is None:  # Wilson's of the count, when the accuracy is one of n
-            ci = wilson_of(value, n)
-            if ci is not None:
-                methods.add("Wilson")
-        else:
-            methods.add("recorded")
-        bars[(panel, category, system)] = (value, ci)
+        bars[(panel, category, system)] = (value, shown_interval(value, n, ci, methods))
 
     for system, r in results:
         w = r["winogender"]
