@@ -25,10 +25,10 @@ def card(results: Any, *, against: str | None = None) -> ModelCard:
     a column group per benchmark. ``against``: mark the cells whose paired test against that
     system is significant after Holm's correction over the table. ``.to_pandas(wide=...)``,
     ``.plot()``, ``.render(fmt)``; shown as a table in a notebook."""
-    from refbench.public.checks import report_args
+    from refbench.public.checks import results_args
     from refbench.reporting.card_inputs import make_card
 
-    report_args(results, "markdown", None)
+    results_args("card", results)
     return make_card(_items(results), against=against)
 
 

@@ -19,7 +19,7 @@ from refbench.core.errors import RefbenchWarning, UsageError
 
 __all__ = ["ArgumentError", "check_count", "check_data", "check_model", "check_one_of",
            "check_results", "check_text", "compare_args", "evaluate_args", "load_args",
-           "report_args", "run_args", "warn_all"]
+           "report_args", "results_args", "run_args", "warn_all"]
 
 
 class ArgumentError(UsageError, TypeError):
@@ -153,15 +153,21 @@ def compare_args(results: Any, *, resamples: Any, seed: Any) -> None:
     check_count("compare", "seed", seed, minimum=0)
 
 
-def report_args(results: Any, format: Any, metric: Any) -> None:
+def results_args(function: str, results: Any) -> None:
+    """What ``refbench.report`` and ``refbench.card`` take: a Result, a path, or a non-empty
+    list of them."""
     from refbench.core.result import Result
 
+    kinds = (Result, str, os.PathLike)
+    check_results(function, results, kinds, "a Result, a run folder or result file (a path), "
+                  "or a list of them", single=True)
+    if isinstance(results, list | tuple) and not results:
+        raise ArgumentError(function, "results", "at least one Result or path", results)
+
+
+def report_args(results: Any, format: Any, metric: Any) -> None:
     check_text("report", "format", format, optional=False)
     if format not in ("markdown", "md", "latex", "html", "csv"):
         raise ArgumentError("report", "format", "markdown, latex, html or csv", format)
-    kinds = (Result, str, os.PathLike)
-    check_results("report", results, kinds, "a Result, a run folder or result file (a path), "
-                  "or a list of them", single=True)
-    if isinstance(results, list | tuple) and not results:
-        raise ArgumentError("report", "results", "at least one Result or path", results)
+    results_args("report", results)
     check_text("report", "metric", metric)
