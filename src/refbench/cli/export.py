@@ -78,24 +78,30 @@ def export_hf_cmd(inputs: tuple[Path, ...], out: Path, task: str | None,
         "lm-tasks --json",
         "refbench export lm-eval --data kitmus-suite --out lm-kitmus  # then: lm_eval "
         "--model hf --model_args pretrained=PATH --include_path lm-tasks --tasks "
-        "refbench_wsc273 --log_samples --output_path out")))
+        "refbench_wsc273 --log_samples --output_path out",
+        "refbench export lm-eval --data ../shared/data/winograd/wsc273.jsonl --template "
+        "question --out lm-wsc-question")))
 @click.option("--data", "data", type=DATA, required=True, cls=FilledOption, fills=FOLDER_FILLS,
               help="A data file (any format refbench reads) or a folder a task takes whole "
                    "({folder_tasks}).")
 @click.option("--out", type=OUT_DIR, required=True, help="Task folder to write.")
 @click.option("--split", default="test", show_default=True,
               help="Split of a folder (a KITMUS suite) to export.")
+@click.option("--template", default="substitution", show_default=True,
+              help="The task's LLM prompt template (tasks/<task>/llm_templates.json), as "
+                   "llm-loglik's --model-arg template=NAME.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Last line: {include_path, tasks, group, model_args}.")
+              help="Last line: {include_path, tasks, group, model_args, template}.")
 @transactional
-def export_lm_eval_cmd(data: Path, out: Path, split: str, as_json: bool) -> None:
+def export_lm_eval_cmd(data: Path, out: Path, split: str, template: str,
+                       as_json: bool) -> None:
     """A task folder for `lm_eval --include_path DIR`: one YAML per task (per data file of a
     folder, such as a KITMUS subtask, plus a group weighted by size), the data as local JSONL,
     utils.py and a README. Its `acc` with `--model hf` equals `refbench run --model
-    llm-loglik` on the same data."""
+    llm-loglik` on the same data (with `--template NAME`: `--model-arg template=NAME`)."""
     from refbench.public.export import lm_eval_tasks
 
-    result = lm_eval_tasks(data, out=out, split=split)
+    result = lm_eval_tasks(data, out=out, split=split, template=template)
     if as_json:
         print_json(result)
         return

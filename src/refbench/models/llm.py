@@ -95,6 +95,24 @@ def scoring_requests(inst: ChoiceInstance, *, whole: bool = False) -> list[tuple
     return [(prompt, " " + c.text) for c in inst.candidates]
 
 
+def template_requests(inst: ChoiceInstance, template: str, *, whole: bool = False
+                      ) -> list[tuple[str, str]]:
+    """(context, continuation) per candidate in the task's template ``template``
+    (tasks/<task>/llm_templates.json): what ``llm-loglik --model-arg template=NAME`` scores,
+    and what ``refbench export lm-eval --template NAME`` writes."""
+    from refbench.models.llm_templates import ALL, question_requests, template_for
+
+    if template == ALL:
+        from refbench.core.errors import UsageError
+
+        raise UsageError("template=all runs once per template: give it to refbench run "
+                         "(or name one template)")
+    found = template_for(inst.task, template)
+    if found.form == "question":
+        return question_requests(inst, found)
+    return scoring_requests(inst, whole=whole)
+
+
 class LoglikModel(ChoiceModel):
     name = "llm-loglik"
     batch_size = 32  # instances per predict call (each brings one request per candidate)
@@ -198,18 +216,8 @@ class LoglikModel(ChoiceModel):
 
     def requests(self, inst: ChoiceInstance) -> list[tuple[str, str]]:
         """(context, continuation) per candidate of one instance, in the chosen template."""
-        from refbench.models.llm_templates import ALL, question_requests, template_for
-
-        name = str(self._setting("template"))
-        if name == ALL:
-            from refbench.core.errors import UsageError
-
-            raise UsageError("template=all runs once per template: give it to refbench run "
-                             "(or name one template)")
-        template = template_for(inst.task, name)
-        if template.form == "question":
-            return question_requests(inst, template)
-        return scoring_requests(inst, whole=self._setting("scoring") == "whole")
+        return template_requests(inst, str(self._setting("template")),
+                                 whole=self._setting("scoring") == "whole")
 
     def _setting(self, name: str) -> Any:
         """An option's value, its default where a subclass built the model without options."""

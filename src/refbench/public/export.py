@@ -27,16 +27,18 @@ def hf_dataset(inputs: Sequence[Path], *, out: Path, task: Task | None = None,
                      fmt=fmt)
 
 
-def lm_eval_tasks(data: Path, *, out: Path, split: str = "test") -> dict[str, Any]:
+def lm_eval_tasks(data: Path, *, out: Path, split: str = "test",
+                  template: str = "substitution") -> dict[str, Any]:
     """Write an lm-evaluation-harness task folder (``lm_eval --include_path out``) for a data
-    file, or for ``split`` of a folder a task takes whole (one task per file and a group).
-    Returns ``{"include_path", "tasks", "group", "model_args"}``."""
+    file, or for ``split`` of a folder a task takes whole (one task per file and a group),
+    its documents in the task's LLM template ``template`` (tasks/<task>/llm_templates.json).
+    Returns ``{"include_path", "tasks", "group", "model_args", "template"}``."""
     from refbench.core.inputs import check_input_file
     from refbench.runs.lm_eval.export import export_lm_eval
 
     if not data.is_dir():
         check_input_file(data, what="data file")
-    return export_lm_eval(data, out, split=split)
+    return export_lm_eval(data, out, split=split, template=template)
 
 
 def hf_weights(spec: str | None, *, out: Path, overwrite: bool = False) -> dict[str, Any]:

@@ -164,7 +164,10 @@ def finish_run(run: FinishedRun, *, store: Store | None,
     if run.lm_eval_hashes:
         from refbench.runs.lm_eval.docs import instance_hashes
 
-        hashes = instance_hashes(run.instances)
+        from refbench.models.llm_templates import SUBSTITUTION
+
+        template = str((run.settings.model_options or {}).get("template", SUBSTITUTION))
+        hashes = instance_hashes(run.instances, template)
     s = run.settings
     metrics = write_predictions(run.out, run.task, run.data, run.instances, run.outputs,
                                 hashes=hashes,

@@ -53,20 +53,24 @@ def test_export_kitmus_suite_has_a_weighted_group(tmp_path: Path) -> None:
     assert len(doc["choices"]) >= 2 and isinstance(doc["label"], int)
 
 
-def test_lm_eval_scores_the_export_as_refbench_does(tmp_path: Path) -> None:
+@pytest.mark.parametrize("template", ["substitution", "question"])
+def test_lm_eval_scores_the_export_as_refbench_does(tmp_path: Path, template: str) -> None:
     """The end-to-end check: refbench run, lm_eval.simple_evaluate on the export, and the
-    imported lm-eval run agree instance by instance (a handful of instances: CPU is shared)."""
+    imported lm-eval run agree instance by instance (a handful of instances: CPU is shared),
+    in the default template and in a question template."""
     lm_eval = pytest.importorskip("lm_eval", reason="lm-eval is not installed (make setup)")
     from lm_eval.tasks import TaskManager
     from lm_eval.utils import handle_non_serializable
 
     from refbench.runs.lm_eval.samples import import_lm_eval
+    from refbench.runs.record import RunSettings
     from refbench.runs.runner import run_model
 
     data = DATA["winograd"]
-    exported = export_lm_eval(data, tmp_path / "tasks")
+    exported = export_lm_eval(data, tmp_path / "tasks", template=template)
     task = exported["tasks"][0]
-    ours = run_model("llm-loglik", data, tmp_path / "run", progress=False)
+    ours = run_model(RunSettings(model="llm-loglik", model_options={"template": template}),
+                     data, tmp_path / "run", progress=False)
     preds = [json.loads(line) for line in (tmp_path / "run" / "predictions.jsonl").open()]
     res = lm_eval.simple_evaluate(model="hf", model_args=exported["model_args"], tasks=[task],
                                   task_manager=TaskManager(include_path=str(tmp_path / "tasks")),
@@ -97,6 +101,7 @@ def test_lm_eval_scores_the_export_as_refbench_does(tmp_path: Path) -> None:
     assert exported["model_args"] in row["metrics"]["lm_eval"]["model_args"]
     back = [json.loads(line) for line in (tmp_path / "imported" / "predictions.jsonl").open()]
     assert [b["answer"] for b in back] == [p["answer"] for p in preds]
+    assert row["metrics"]["lm_eval"].get("template", "substitution") == template
 
 
 def test_import_rejects_what_is_not_a_sample_log(tmp_path: Path,
@@ -109,3 +114,42 @@ def test_import_rejects_what_is_not_a_sample_log(tmp_path: Path,
     err = capsys.readouterr().err
     assert f"{bad}:1" in err and "--log_samples" in err
     assert not (tmp_path / "o" / "predictions.jsonl").exists()
+
+
+def test_a_template_export_round_trips_without_a_model(tmp_path: Path) -> None:
+    """A question-template export names its template in each document (the default's
+    documents are unchanged, so older exports and samples keep their hashes); lm-eval's
+    samples of it import as that template (answers, hashes and length-normalised scores from
+    the template's requests), and samples of two templates in one import are refused."""
+    from refbench.core.errors import RefbenchError
+    from refbench.models.llm import template_requests
+    from refbench.runs.lm_eval.docs import instance_hashes
+    from refbench.runs.lm_eval.samples import import_lm_eval
+    from tests.runs.lm_eval.lm_eval_fake import fake_run, sample_row
+
+    data = DATA["winograd"]
+    instances = list(read_choices(data))
+    assert "template" not in lm_eval_doc(instances[0])[0]
+    export_lm_eval(data, tmp_path / "tasks", template="question")
+    docs = [json.loads(line) for line in next((tmp_path / "tasks").glob("*.jsonl")).open()]
+    assert {d["template"] for d in docs} == {"question"}
+    assert [d["choices"] for d in docs] == [
+        [cont for _, cont in template_requests(inst, "question")] for inst in instances]
+    samples = fake_run(tmp_path / "tasks", tmp_path / "lm")
+    imported = import_lm_eval(samples, data, tmp_path / "imported")
+    assert imported["lm_eval"]["template"] == "question"
+    back = [json.loads(line) for line in (tmp_path / "imported" / "predictions.jsonl").open()]
+    want = instance_hashes(instances, "question")
+    assert want is not None and want != instance_hashes(instances)
+    assert [{k: b[k] for k in ("doc_hash", "prompt_hash", "target_hash")} for b in back] == want
+    for b, d in zip(back, docs, strict=True):
+        scores = [-float(len(c)) - 0.25 * k for k, c in enumerate(d["choices"])]
+        assert b["scores"] == scores and b["answer"] == scores.index(max(scores))
+        assert b["extra"]["scores_norm"] == [s / len(c) for s, c in zip(scores, d["choices"],
+                                                                 strict=True)]
+    mixed = tmp_path / "mixed.jsonl"
+    rows = samples[0].read_text(encoding="utf-8").splitlines()
+    plain = sample_row(0, lm_eval_doc(instances[0])[0], [-1.0, -2.0])  # the default's
+    mixed.write_text("\n".join([json.dumps(plain), *rows[1:]]) + "\n", encoding="utf-8")
+    with pytest.raises(RefbenchError, match="templates"):
+        import_lm_eval([mixed], data, tmp_path / "mixed-run")

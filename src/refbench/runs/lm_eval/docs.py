@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 from refbench.core.errors import RefbenchError
 from refbench.core.types import ChoiceInstance
-from refbench.models.llm import scoring_requests
+from refbench.models.llm import template_requests
+from refbench.models.llm_templates import SUBSTITUTION
 from refbench.tasks.base import Task
 from refbench.tasks.lookup import folder_task_of
 
@@ -31,20 +32,24 @@ def hash_string(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def lm_eval_doc(inst: ChoiceInstance) -> tuple[dict[str, Any], bool]:
-    """The lm-eval document for an instance, and whether it is in multiple-input form."""
+def lm_eval_doc(inst: ChoiceInstance, template: str = SUBSTITUTION
+                ) -> tuple[dict[str, Any], bool]:
+    """The lm-eval document for an instance in one of its task's LLM templates, and whether
+    it is in multiple-input form. A document of any template but the default names it
+    (``"template"``), so an import knows which requests lm-eval scored."""
     if inst.gold is None:
         raise RefbenchError("no gold answer; an lm-eval task needs one per document",
                             item=inst.id)
-    requests = scoring_requests(inst)
+    requests = template_requests(inst, template)
     contexts = [c for c, _ in requests]
     conts = [x for _, x in requests]
+    named = {} if template == SUBSTITUTION else {"template": template}
     if len(set(conts)) == 1:
         return {"id": inst.id, "label": inst.gold, "choices": contexts,
-                "target": conts[0]}, True
+                "target": conts[0], **named}, True
     if len(set(contexts)) == 1:
         return {"id": inst.id, "label": inst.gold, "query": contexts[0],
-                "choices": conts}, False
+                "choices": conts, **named}, False
     raise RefbenchError("each candidate has its own context and continuation; lm-eval "
                         "scores either a shared context or a shared continuation", item=inst.id)
 
@@ -68,6 +73,12 @@ def doc_hashes(doc: dict[str, Any]) -> dict[str, str]:
             "target_hash": hash_string(str(target))}
 
 
+def logged_template(row: dict[str, Any]) -> str:
+    """The template of the document a samples line logged (the default where it names none)."""
+    doc = row.get("doc")
+    return str(doc.get("template", SUBSTITUTION)) if isinstance(doc, dict) else SUBSTITUTION
+
+
 def logged_hashes(row: dict[str, Any]) -> dict[str, str]:
     """The hashes a samples line recorded (empty strings where it recorded none)."""
     return {k: str(row.get(k, "")) for k in HASHES}
@@ -79,10 +90,12 @@ def task_hash(hashes: Sequence[dict[str, str]]) -> str:
                                for h in hashes))
 
 
-def instance_hashes(instances: Sequence[ChoiceInstance]) -> list[dict[str, str]] | None:
-    """Per-instance lm-eval hashes, or None when the data cannot be exported (no gold)."""
+def instance_hashes(instances: Sequence[ChoiceInstance], template: str = SUBSTITUTION
+                    ) -> list[dict[str, str]] | None:
+    """Per-instance lm-eval hashes (of the template's documents), or None when the data
+    cannot be exported (no gold)."""
     try:
-        return [doc_hashes(lm_eval_doc(inst)[0]) for inst in instances]
+        return [doc_hashes(lm_eval_doc(inst, template)[0]) for inst in instances]
     except RefbenchError:
         return None
 

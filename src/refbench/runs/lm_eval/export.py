@@ -28,6 +28,7 @@ from typing import Any
 from refbench.core.errors import RefbenchError
 from refbench.core.io import sha256_file, write_text_atomic
 from refbench.models.llm import SMOLLM2_FILE, smollm2_dir
+from refbench.models.llm_templates import SUBSTITUTION
 from refbench.runs.lm_eval.docs import (
     folder_tasks,
     lm_eval_doc,
@@ -97,7 +98,7 @@ def _yaml_group(group: str, tasks: Sequence[str]) -> str:
 
 
 def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
-            model_args: str, tasks: Sequence[Task]) -> str:
+            model_args: str, tasks: Sequence[Task], template: str) -> str:
     from refbench.core.provenance import refbench_bibtex
     from refbench.core.version import __version__
 
@@ -105,8 +106,10 @@ def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
     lines = [f"# {first} (lm-evaluation-harness tasks exported by refbench {__version__})", "",
              f"Source: `{data}`. Load with `lm_eval --include_path THIS_FOLDER --tasks {first}`;",
              f"refbench's default `llm-loglik` model is `--model hf --model_args {model_args}`.",
-             "", "Each document holds the exact strings refbench's `llm-loglik` scores, so "
-             "lm-eval's `acc` equals `refbench run --model llm-loglik` on the same data.", "",
+             "", f"Each document holds the exact strings refbench's `llm-loglik` scores with "
+             f"the LLM template `{template}`, so lm-eval's `acc` equals `refbench run --model "
+             f"llm-loglik{'' if template == SUBSTITUTION else ' --model-arg template=' + template}"
+             "` on the same data.", "",
              "| task | documents | data file | sha256 |", "|---|---|---|---|"]
     lines += [f"| {r['task']} | {r['n']} | {r['file']} | {r['sha256'][:16]} |" for r in rows]
     lines += ["", "## Citation", "", "```bibtex"]
@@ -118,8 +121,9 @@ def _readme(rows: Sequence[dict[str, Any]], group: str | None, data: Path,
 
 
 def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
-                   progress: bool = False) -> dict[str, Any]:
-    """Write the task folder; returns {"include_path", "tasks", "group", "model_args"}. The
+                   template: str = SUBSTITUTION, progress: bool = False) -> dict[str, Any]:
+    """Write the task folder; returns {"include_path", "tasks", "group", "model_args",
+    "template"}. Each document holds the requests of the task's LLM template ``template``. The
     folder is written into a temporary sibling that replaces ``out`` whole at the end
     (:mod:`refbench.export.folder`): no half-written folder, no stale task YAML."""
     from refbench.export.folder import export_folder
@@ -127,19 +131,19 @@ def export_lm_eval(data: str | Path, out: str | Path, *, split: str = "test",
     data, out = Path(data), Path(out)
     found, group = sources(data, split)
     with export_folder(out, "lm-eval", inputs=[(data, "--data")]) as tmp:
-        tasks = _write_tasks(found, group, data, tmp)
+        tasks = _write_tasks(found, group, data, tmp, template)
     return {"include_path": str(out), "tasks": tasks, "group": group,
-            "model_args": default_model_args()}
+            "model_args": default_model_args(), "template": template}
 
 
 def _write_tasks(found: Sequence[tuple[str, Path, Task]], group: str | None, data: Path,
-                 out: Path) -> list[str]:
+                 out: Path, template: str) -> list[str]:
     rows: list[dict[str, Any]] = []
     for name, path, kind in found:
         instances = list(read_choices(path, task=kind))
         if not instances:
             raise RefbenchError("no instances to export", path=path)
-        docs = [lm_eval_doc(inst) for inst in instances]
+        docs = [lm_eval_doc(inst, template) for inst in instances]
         forms = {mi for _, mi in docs}
         if len(forms) > 1:
             odd = next(inst.id for inst, (_, mi) in zip(instances, docs, strict=True)
@@ -157,5 +161,5 @@ def _write_tasks(found: Sequence[tuple[str, Path, Task]], group: str | None, dat
         write_text_atomic(out / f"{group}.yaml", _yaml_group(group, [r["task"] for r in rows]))
     write_text_atomic(out / "utils.py", UTILS)
     write_text_atomic(out / "README.md", _readme(rows, group, data, default_model_args(),
-                                                 [t for _, _, t in found]))
+                                                 [t for _, _, t in found], template))
     return [r["task"] for r in rows]

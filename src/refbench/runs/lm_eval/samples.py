@@ -34,9 +34,10 @@ from refbench.core.provenance import provenance
 from refbench.core.result import run_identity, run_place
 from refbench.core.types import ChoiceInstance
 from refbench.models.base import ModelOutput, argmax
-from refbench.models.llm import scoring_requests
+from refbench.models.llm import template_requests
+from refbench.models.llm_templates import SUBSTITUTION
 from refbench.runs.lm_eval.checks import check_coverage, check_sample
-from refbench.runs.lm_eval.docs import logged_hashes
+from refbench.runs.lm_eval.docs import logged_hashes, logged_template
 from refbench.runs.record import as_result, now, run_coverage, save_run, write_predictions
 from refbench.runs.store import Store
 from refbench.tasks.base import Task
@@ -172,7 +173,7 @@ def match(instances: Sequence[ChoiceInstance], rows: list[tuple[dict[str, Any], 
         row, path, line = hit
         doc = row.get("doc")
         if isinstance(doc, dict):
-            mine = doc_hash(lm_eval_doc(inst)[0])
+            mine = doc_hash(lm_eval_doc(inst, logged_template(row))[0])
             # lm-eval's doc_hash of the document as logged: what the scores were computed on
             theirs = doc_hash(doc)
             if "doc_hash" in row and row["doc_hash"] != mine and "id" in doc:
@@ -208,6 +209,7 @@ class Prepared(NamedTuple):
     lm_acc: list[float]
     info: dict[str, Any]
     total: int  # instances in the data file; more than len(instances) for a --limit run
+    template: str  # the LLM template of the exported documents lm-eval scored
 
 
 def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | None = None,
@@ -220,10 +222,16 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
     info = run_info(paths)
     check_coverage(everything, len(matched), info, paths[0], data)
     instances = everything[:len(matched)]
+    templates = {logged_template(row) for row, _, _ in matched}
+    if len(templates) > 1:
+        raise RefbenchError(f"these samples were scored with {len(templates)} LLM templates "
+                            f"({', '.join(sorted(templates))}); import one template's samples "
+                            "at a time", path=paths[0])
+    template = templates.pop() if templates else SUBSTITUTION
     outputs, hashes, lm_acc = [], [], []
     for inst, (row, path, line) in zip(instances, matched, strict=True):
         scores = _scores(row, path, line, len(inst.candidates))
-        lengths = [max(1, len(cont)) for _, cont in scoring_requests(inst)]
+        lengths = [max(1, len(cont)) for _, cont in template_requests(inst, template)]
         norm = [s / n for s, n in zip(scores, lengths, strict=True)]
         outputs.append(ModelOutput(argmax(scores), scores,
                                    extra={"answer_norm": argmax(norm), "scores_norm": norm}))
@@ -231,7 +239,7 @@ def prepare(samples: Sequence[str | Path], data: str | Path, *, task: Task | Non
         if isinstance(row.get("acc"), int | float):
             lm_acc.append(float(row["acc"]))
     return Prepared(paths, data, task, instances, outputs, hashes, lm_acc, info,
-                    len(everything))
+                    len(everything), template)
 
 
 def lm_eval_model(info: dict[str, Any], model: str | None, model_args: str | None
@@ -266,8 +274,11 @@ def write_import(prep: Prepared, out: str | Path, *, store: Store | None = None,
                                 hashes=hashes if all(h["doc_hash"] for h in hashes) else None)
     if info.get("task_hashes"):
         lm_eval["task_hashes"] = info["task_hashes"]
-    fingerprint = hashlib.sha256(json.dumps(["lm-eval", name, args, lm_eval["version"]],
-                                            default=str).encode()).hexdigest()[:24]
+    scored_as = ["lm-eval", name, args, lm_eval["version"]]
+    if prep.template != SUBSTITUTION:  # the default leaves older imports' fingerprints alone
+        lm_eval["template"] = prep.template
+        scored_as.append(prep.template)
+    fingerprint = hashlib.sha256(json.dumps(scored_as, default=str).encode()).hexdigest()[:24]
     prov = provenance({"data": [str(data.resolve())], "samples": [str(p) for p in paths]})
     partial = len(prep.instances) < prep.total
     if partial:  # lm-eval --limit: the first n instances, as refbench run --limit takes them
