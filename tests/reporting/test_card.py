@@ -56,6 +56,25 @@ def test_duplicates_collapse_to_the_latest_complete_run() -> None:
     assert any("2 duplicate runs" in n for n in card.notes)
 
 
+def test_a_run_read_with_reader_options_is_other_data_never_a_duplicate() -> None:
+    """A KITMUS ablation (``--task-arg ablate=entity``) reads the same file into other texts:
+    its run is its own benchmark column, named with its options, never the newest duplicate
+    of the full-text run (which would show the ablated figure as the system's)."""
+    data = "/s/background-pretrain/subtask_4_ents/test.jsonl"
+    full = _result("kitmus", right=100, n=400, data=data, pronoun_accuracy=0.25)
+    ablated = _result("kitmus", right=80, n=400, data=data, pronoun_accuracy=0.2,
+                      created="2026-02-01T00:00:00+00:00",
+                      reader_options={"ablate": "entity"})
+    assert full.data.key != ablated.data.key
+    assert full.data.instances_key == ablated.data.instances_key
+    assert ablated.data.name.endswith("[ablate=entity]") and full.data.options is None
+    card = build_card([full, ablated])
+    assert not any("duplicate" in n for n in card.notes)
+    by_bench = {r["benchmark"]: r["value"] for r in card.records()}
+    assert len(by_bench) == 2 and any(b.endswith(" [ablate=entity]") for b in by_bench)
+    assert sorted(by_bench.values()) == [0.2, 0.25]
+
+
 def test_two_systems_sharing_a_name_are_never_merged() -> None:
     a = _result(system="S")
     b = Result.from_json(_result(system="S").to_json() | {"model": "random",

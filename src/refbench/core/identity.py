@@ -20,18 +20,28 @@ BY_MISSING = "missing predictions"
 
 @dataclass(frozen=True)
 class DataIdentity:
-    """The data a result is of: its content (sha256 of the file), split, a display name and the
-    path as it was given. Two results are of the same data when task, sha256 and split agree,
-    wherever the file lies."""
+    """The data a result is of: its content (sha256 of the file), split, a display name, the
+    path as it was given, and the reader options its instances were read with (``options``,
+    e.g. ``ablate=entity``: a KITMUS ablation removes sentences from every text). Two results
+    are of the same data when task, sha256, split and reader options agree, wherever the file
+    lies; results of one file read with different options have the same instances (ids,
+    candidates, gold), which is what paired tests pair (:attr:`instances_key`)."""
 
     sha256: str | None
     split: str | None
     name: str
     path: str
+    options: str | None = None
 
     @property
-    def key(self) -> tuple[str | None, str | None]:
-        """What identifies it (with the task): (content sha256, split)."""
+    def key(self) -> tuple[str | None, str | None, str | None]:
+        """What identifies it (with the task): (content sha256, split, reader options)."""
+        return self.sha256, self.split, self.options
+
+    @property
+    def instances_key(self) -> tuple[str | None, str | None]:
+        """The file and split its instances come from, whatever the reader options did to
+        their text: (content sha256, split)."""
         return self.sha256, self.split
 
 
@@ -138,6 +148,15 @@ def data_sha256(d: Mapping[str, Any]) -> str | None:
     return str(sha) if sha else None
 
 
+def reader_options_text(options: Any) -> str | None:
+    """A run's reader options as one canonical string (``ablate=entity``; keys sorted), None
+    when it has none: part of its data identity and of the data's display name."""
+    if not isinstance(options, Mapping) or not options:
+        return None
+    return ",".join(f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
+                    for k, v in sorted(options.items()))
+
+
 def data_display_name(path: str | None) -> str:
     """A data file named by its last folders (``altentities/books/test.json.gz``)."""
     if not path:
@@ -165,10 +184,12 @@ def data_identity(d: Mapping[str, Any] | Path) -> DataIdentity:
         return DataIdentity(sha256=_FILE_SHAS[key], split=None,
                             name=data_display_name(str(d)), path=str(d))
     path = str(d.get("data") or d.get("gold") or "")
-    name = d.get("data_name")
+    name = str(d.get("data_name") or "") or data_display_name(path)
     split = d.get("split")
+    options = reader_options_text(d.get("reader_options"))
     return DataIdentity(sha256=data_sha256(d), split=str(split) if split else None,
-                        name=str(name) if name else data_display_name(path), path=path)
+                        name=f"{name} [{options}]" if options else name, path=path,
+                        options=options)
 
 
 def coverage_of(d: Mapping[str, Any]) -> Coverage:

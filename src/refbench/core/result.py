@@ -128,7 +128,8 @@ class Result:
         return self.coverage.is_partial
 
     @property
-    def key(self) -> tuple[str, tuple[str | None, str | None], tuple[str, str | None]]:
+    def key(self) -> tuple[str, tuple[str | None, str | None, str | None],
+                           tuple[str, str | None]]:
         """What the result is of: (task, data key, system key); never a path or a name."""
         return self.task, self.data.key, self.system.key
 

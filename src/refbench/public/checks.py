@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from refbench.core.errors import RefbenchWarning, UsageError
@@ -117,7 +117,7 @@ def load_args(name_or_path: Any, split: Any, task: Any) -> None:
 
 
 def run_args(model: Any, data: Any, *, limit: Any, system: Any, out: Any, task: Any,
-             split: Any) -> None:
+             split: Any, task_args: Any = None) -> None:
     check_model("run", model)
     check_data("run", "data", data, several=True)
     check_count("run", "limit", limit)
@@ -126,6 +126,10 @@ def run_args(model: Any, data: Any, *, limit: Any, system: Any, out: Any, task: 
         raise ArgumentError("run", "out", "a folder path or None", out)
     check_text("run", "task", task)
     check_text("run", "split", split)
+    if task_args is not None and not (isinstance(task_args, Mapping)
+                                      and all(isinstance(k, str) for k in task_args)):
+        raise ArgumentError("run", "task_args", "a mapping of option names to values "
+                            "(e.g. {'ablate': 'entity'}) or None", task_args)
 
 
 def evaluate_args(predictions: Any, gold: Any, *, task: Any, split: Any) -> None:

@@ -118,7 +118,9 @@ def compare(results: Sequence[Result], *, resamples: int | None = None,
                              "refbench.evaluate)")
     first = results[0]
     for r in results[1:]:
-        if (r.task, r.data.key) != (first.task, first.data.key):
+        # one file read with other reader options (a KITMUS ablation) has the same
+        # instances: those pair, instance by instance
+        if (r.task, r.data.instances_key) != (first.task, first.data.instances_key):
             raise UsageError(f"results of different data are not compared: {first.label()} "
                              f"and {r.label()}")
         if r.is_partial != first.is_partial:
@@ -126,6 +128,9 @@ def compare(results: Sequence[Result], *, resamples: int | None = None,
                              f"{first.label()} and {r.label()}")
     refuse_name_clash([r.system for r in results])
     names = names_apart([r.system for r in results])
+    if len({r.data.options for r in results}) > 1:  # one file read two ways: say which
+        names = [f"{n} [{r.data.options}]" if r.data.options else n
+                 for n, r in zip(names, results, strict=True)]
     resamples = BOOTSTRAP_RESAMPLES if resamples is None else resamples
     seed = DEFAULT_SEED if seed is None else seed
     tested = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +55,8 @@ def _progress() -> bool:
 def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | None = None,
         system: str | None = None, out: str | Path | None = None, store: Any = DEFAULT_STORE,
         task: str | None = None, split: str | None = None, progress: bool = True,
-        allow_transfer: bool = False, **model_options: Any) -> Result | list[Result]:
+        allow_transfer: bool = False, task_args: Mapping[str, Any] | None = None,
+        **model_options: Any) -> Result | list[Result]:
     """Run ``model`` (a spec: ``"first"``, ``"embedding"``, ``"cross-encoder:DIR"``) on
     ``data`` (a release name such as ``"wsc273"`` or ``"gap:test"``, or a path) the way
     ``refbench run`` does: the same predictions and figures, the same files in ``out`` when it
@@ -67,6 +68,8 @@ def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | Non
     ``split``: a release's split (``run("first", NAME, split="dev")``), the split of a folder
     run whole (default: test), or, with a data file, the file's own split (else an error).
     ``allow_transfer``: run a trained model on data of another task than its training's.
+    ``task_args``: the task's reader options, as ``--task-arg`` (``{"ablate": "entity"}``: a
+    KITMUS knowledge ablation), checked against the options the data's task declares.
     What ``refbench run`` prints as ``WARNING:`` lines (a run's ``warnings``) are Python
     warnings (:class:`~refbench.core.errors.RefbenchWarning`), as :func:`evaluate` gives them.
 
@@ -78,10 +81,11 @@ def run(model: Any, data: str | Path | Sequence[str | Path], *, limit: int | Non
     ``batch_size=``, ``timeout=`` (seconds per instance) and a subclass's own options."""
     from refbench.public.checks import run_args, warn_all
 
-    run_args(model, data, limit=limit, system=system, out=out, task=task, split=split)
+    run_args(model, data, limit=limit, system=system, out=out, task=task, split=split,
+             task_args=task_args)
     ran = run_all(model, data, limit=limit, system=system, out=out, store=store, task=task,
                   split=split, progress=progress, options=model_options,
-                  allow_transfer=allow_transfer)
+                  allow_transfer=allow_transfer, task_args=task_args)
     # what `refbench run` prints as WARNING: lines, as Python warnings (RefbenchWarning)
     warn_all(w for b in ran.benchmarks for f in b.files for w in f.metrics.get("warnings", ()))
     return _results(ran, data, out=None if out is None else Path(out))
@@ -95,7 +99,8 @@ def run_all(model: Any, data: str | Path | Sequence[str | Path], *,
             skip_invalid: InvalidInstances | None = None, engine: Any = None,
             skip: Any = None, names: Sequence[str] | None = None,
             options: dict[str, Any] | None = None,
-            allow_transfer: bool | None = None) -> Ran:
+            allow_transfer: bool | None = None,
+            task_args: Mapping[str, Any] | None = None) -> Ran:
     """:func:`run`, returning everything the run path ran (:class:`~refbench.runs.path.Ran`:
     each benchmark's data files' runs, a folder's combined result, several benchmarks'
     summary): what ``refbench run`` prints. ``options``: the model's options. The command
@@ -105,7 +110,9 @@ def run_all(model: Any, data: str | Path | Sequence[str | Path], *,
     ``skip(bench, error)`` (``--data all``) and ``names`` (each data as it was given, for the
     summary's rows); ``store``: also an open :class:`~refbench.runs.store.Store`.
     ``allow_transfer``: whether a trained model may run on another task's data (a Python
-    warning when it does); None: not checked here (the command line checks it itself)."""
+    warning when it does); None: not checked here (the command line checks it itself).
+    ``task_args``: reader options not yet checked (:func:`run`'s), checked here against the
+    data's tasks (the command line checks its ``--task-arg`` itself)."""
     from refbench.models.base import check_model_options, trained_reader_options
     from refbench.models.transfer import check_transfer
     from refbench.runs.multi import Benchmark, benchmarks
@@ -136,6 +143,8 @@ def run_all(model: Any, data: str | Path | Sequence[str | Path], *,
     reader = {} if several or paths[0].is_dir() or built is not None \
         else trained_reader_options(spec)
     reader.update(reader_options or {})
+    if task_args:
+        reader.update(_checked_task_args(dict(task_args), task, paths))
     settings = RunSettings(model=spec, model_options=checked, reader_options=reader,
                            limit=limit, system=system, split=split or "test", shard=shard)
     the_task = None if task is None else task_of(task, paths[0])
@@ -146,6 +155,30 @@ def run_all(model: Any, data: str | Path | Sequence[str | Path], *,
                         several=several, task=the_task, store=st,
                         progress=progress and _progress(), model=built,
                         on_invalid=skip_invalid, engine=engine, skip=skip)
+
+
+def _checked_task_args(given: dict[str, Any], task: str | Task | None, paths: list[Path]
+                       ) -> dict[str, Any]:
+    """Reader options typed and checked against the tasks of the data (a folder's: the task
+    that takes it whole): each key against the tasks that declare it; an unknown key is one
+    usage error naming the options there are."""
+    from refbench.core.options import parse_options
+    from refbench.tasks.lookup import folder_task_of
+
+    tasks: list[Task] = []
+    for p in paths:
+        one = task_of(task, p) if task is not None or not p.is_dir() else folder_task_of(p)
+        if one not in tasks:
+            tasks.append(one)
+    if len(tasks) == 1:
+        return tasks[0].check_options(given)
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        owner = next((t for t in tasks if any(key in o.names() for o in t.options())), None)
+        out.update(owner.check_options({key: value}) if owner is not None else parse_options(
+            f"the tasks of the data ({', '.join(t.name for t in tasks)})",
+            [o for t in tasks for o in t.options()], {key: value}))
+    return out
 
 
 def _results(ran: Ran, data: str | Path | Sequence[str | Path], *, out: Path | None

@@ -170,16 +170,19 @@ def benchmark_of(r: Result) -> Benchmark:
     """The benchmark a result is of (see the module's rules)."""
     split = r.data.split or "-"
     folder = _folder_of(r.task, r)
+    # read with reader options (a KITMUS ablation): other data, its own column
+    options = r.data.options or ""
+    read = f" [{options}]" if options else ""
     if folder is not None:
         name = r.task if folder.name == r.task else f"{r.task}:{folder.name}"
-        return Benchmark(("folder", r.task, str(folder), split), r.task,
-                         name if split in ("test", "-") else f"{name} ({split})", True)
-    path = Path(r.data.name or r.data.path or r.task)
+        return Benchmark(("folder", r.task, str(folder), split, options), r.task,
+                         (name if split in ("test", "-") else f"{name} ({split})") + read, True)
+    path = Path(r.data.path or r.task) if options or not r.data.name else Path(r.data.name)
     stem = path.name.split(".")[0] or r.task
     if stem in SPLIT_WORDS and path.parent.name:  # books/test, not a bare "test"
         stem = f"{path.parent.name}/{stem}"
-    return Benchmark(("file", r.task, r.data.sha256 or r.data.path or "", split), r.task,
-                     stem)
+    return Benchmark(("file", r.task, r.data.sha256 or r.data.path or "", split, options),
+                     r.task, stem + read)
 
 
 def _entries(items: Iterable[Entry | Result]) -> list[Entry]:
@@ -213,7 +216,7 @@ def build_card(items: Iterable[Entry | Result], *, notes: Sequence[str] = ()) ->
     runs: dict[tuple[str, Benchmark, tuple[Any, ...]], list[Entry]] = {}
     for e in entries:
         r = e.result
-        file_key = (r.data.sha256 or r.data.path, r.data.split)
+        file_key = (r.data.sha256 or r.data.path, r.data.split, r.data.options)
         runs.setdefault((labels[r.system.key], benches[benchmark_of(r)], file_key),
                         []).append(e)
     dropped = sum(len(v) - 1 for v in runs.values())

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from refbench.core.errors import RefbenchError
+from refbench.core.identity import reader_options_text
 from refbench.core.io import load_json_object
 from refbench.core.records import Record, Where
 from refbench.core.result import Result, coverage_of, names_apart, system_of
@@ -74,8 +75,9 @@ def result_summaries(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def labelled(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rules of :mod:`refbench.core.result` applied to the results of one report: two
     systems sharing a name are named apart (``S [first b82826]``), never merged into one
-    column; a partial result is named as such (``S (partial: 1 of 2)``), so it is shown with
-    its n of N and never averaged or ranked with complete results."""
+    column; a run read with reader options is named with them (``S [ablate=entity]``: other
+    texts of the same file); a partial result is named as such (``S (partial: 1 of 2)``), so
+    it is shown with its n of N and never averaged or ranked with complete results."""
     # identity and coverage from each result's Result, made once (a folder's combined result,
     # which has no single coverage, only its system)
     typed = {k: Result.from_json(r, path=r.get("_path")) for k, r in enumerate(results)
@@ -85,6 +87,11 @@ def labelled(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     known = [(k, s) for k, s in found if s is not None]
     for (k, _), name in zip(known, names_apart([s for _, s in known]), strict=True):
         results[k]["system"] = name
+    for r in results:
+        # read with reader options (a KITMUS ablation): other texts, never the same column
+        options = reader_options_text(r.get("reader_options"))
+        if options:
+            r["system"] = f"{r.get('system') or r.get('model')} [{options}]"
     for k, r in enumerate(results):
         if k not in typed:
             continue
