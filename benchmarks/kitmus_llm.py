@@ -16,7 +16,10 @@ protocol resumes where it stopped and a finished run folder is not run again. ``
 PREFIX`` copies every finished run's predictions to ``benchmarks/results/PREFIX-NAME`` with a
 manifest entry (``gold_first``, ``selected_on: none (zero-shot)``), re-scored by
 tests/cli/test_recorded_results.py. Prints one JSON line: every run's pronoun accuracy with its
-interval, and the spread across templates.
+interval, the spread across templates, and each ablation paired with its full-text run
+instance by instance (McNemar's exact test and the paired bootstrap,
+``refbench.metrics.paired``, as ``refbench compare``); ``--markdown FILE`` writes the same as
+tables.
 
     python benchmarks/kitmus_llm.py --suite kitmus-suite --runs runs/kitmus-llm        # SmolLM2
     python benchmarks/kitmus_llm.py --suite kitmus-suite --device cuda --model HF_DIR \\
@@ -124,6 +127,72 @@ def record_run(p: Planned, prefix: str, metrics: dict[str, Any], args: argparse.
                   "template": p.template, "ablate": p.ablate})
 
 
+def correct(p: Planned, args: argparse.Namespace) -> list[int]:
+    """1/0 per instance of a finished run, in data order (the first ``--n`` test instances)."""
+    from refbench.tasks.choices import read_choices
+
+    gold = [inst.gold for inst in read_choices(p.data(args.suite))][: args.n]
+    with (args.runs / p.name / "predictions.jsonl").open(encoding="utf-8") as fh:
+        answers = [json.loads(line)["answer"] for line in fh if line.strip()]
+    if len(answers) != len(gold):
+        raise SystemExit(f"{args.runs / p.name}: {len(answers)} predictions for {len(gold)} "
+                         "instances")
+    return [int(a == g) for a, g in zip(answers, gold, strict=True)]
+
+
+def ablation_tests(plans: list[Planned], results: dict[str, dict[str, Any]],
+                   args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Each finished ablation against the full-text run of its subtask, instance by instance:
+    the accuracy difference (full minus ablated) with its paired-bootstrap interval, and
+    McNemar's exact p."""
+    from refbench.metrics.paired import paired_test
+
+    full = {(p.variant, p.entities, p.template): p for p in plans if p.ablate == "none"}
+    out = {}
+    for p in plans:
+        base = full.get((p.variant, p.entities, p.template))
+        if p.ablate == "none" or base is None or p.name not in results \
+                or base.name not in results:
+            continue
+        t = paired_test(correct(base, args), correct(p, args))
+        assert t is not None
+        out[p.name] = {"against": base.name, "n": t.n, "full": round(t.accuracy_a, 4),
+                       "ablated": round(t.accuracy_b, 4), "diff": round(t.diff, 4),
+                       "diff_ci95": [round(t.diff_low, 4), round(t.diff_high, 4)],
+                       "only_full": t.only_a, "only_ablated": t.only_b,
+                       "mcnemar_p": float(f"{t.mcnemar_p:.4g}")}
+    return out
+
+
+def markdown(out: dict[str, Any]) -> str:
+    """The tables of a summary: substitution at 2/3/4 entities; every template and ablation
+    at 4 entities (accuracy with its 95% interval; ablations with McNemar's p against the
+    full text)."""
+    runs, tests = out["runs"], out["ablation_tests"]
+
+    def cell(name: str) -> str:
+        r = runs.get(name)
+        if r is None:
+            return "–"
+        ci = r["ci95"]
+        text = f"{r['pronoun_accuracy']:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+        if name in tests:
+            text += f" (p={tests[name]['mcnemar_p']:.2g})"
+        return text
+
+    lines = ["| variant | 2 entities | 3 entities | 4 entities |", "|---|---|---|---|"]
+    lines += [f"| {v} | " + " | ".join(cell(f"sub-{v}-{n}") for n in (2, 3, 4)) + " |"
+              for v in VARIANTS]
+    heads = ["substitution", *QUESTION_TEMPLATES, "− entity", "− background", "− both"]
+    lines += ["", "| variant (4 entities) | " + " | ".join(heads) + " |",
+              "|---" * (len(heads) + 1) + "|"]
+    for v in VARIANTS:
+        names = [f"sub-{v}-4", *(f"tpl-{t}-{v}-4" for t in QUESTION_TEMPLATES),
+                 *(f"abl-{a}-{v}-4" for a in ("entity", "background", "both"))]
+        lines.append(f"| {v} | " + " | ".join(cell(n) for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def summary(plans: list[Planned], results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Every finished run's figure, and the spread across templates on the subtasks every
     template finished."""
@@ -155,18 +224,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     ap.add_argument("--n", type=int, default=48, help="instances per subtask (multiple of 12)")
     ap.add_argument("--stage", action="append", choices=STAGES, default=None)
+    ap.add_argument("--entities", type=int, action="append", choices=(2, 3, 4), default=None,
+                    help="only the subtasks with this many entities (repeatable; default all)")
     ap.add_argument("--runs", type=Path, default=Path("runs/kitmus-llm"))
     ap.add_argument("--store", type=Path, default=None, help="results store and cache")
     ap.add_argument("--only-finished", action="store_true",
                     help="run nothing: report (and record) the run folders already finished")
     ap.add_argument("--record", default=None, metavar="PREFIX")
     ap.add_argument("--dry-run", action="store_true", help="print the plan; load no model")
+    ap.add_argument("--markdown", type=Path, default=None, metavar="FILE",
+                    help="also write the finished runs as markdown tables")
     args = ap.parse_args(argv)
     if args.n <= 0 or args.n % BALANCED_BLOCK:
         print(f"--n must be a positive multiple of {BALANCED_BLOCK} (balanced answer "
               f"positions), got {args.n}", file=sys.stderr)
         return 2
-    plans = plan(args.stage or list(STAGES))
+    plans = [p for p in plan(args.stage or list(STAGES))
+             if args.entities is None or p.entities in args.entities]
     missing = sorted({str(p.data(args.suite)) for p in plans if not p.data(args.suite).is_file()})
     if missing:
         print(f"{missing[0]}: no such test split (refbench kitmus generate --out "
@@ -194,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.record:
             record_run(p, args.record, results[p.name], args)
     out = summary(plans, results)
+    out["ablation_tests"] = ablation_tests(plans, results, args)
+    if args.markdown is not None:
+        args.markdown.write_text(markdown(out), encoding="utf-8")
     print(json.dumps({"model": spec_of(args.model), "n_per_subtask": args.n,
                       "finished": len(results), "planned": len(plans),
                       "seconds": round(time.perf_counter() - start, 1), **out}))

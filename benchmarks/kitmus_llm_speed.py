@@ -10,7 +10,12 @@ measures the neighbours; loading the weights is not timed on any side), the spee
 whether the answers are the same and the largest score difference,
 and the machine's load.
 
+``--template NAME`` measures one of KITMUS' LLM templates (the export for lm-eval carries the
+same template): the substitution form shares the text before the pronoun, a question form the
+whole prompt.
+
     python benchmarks/kitmus_llm_speed.py --suite kitmus-suite [--n 200] [--no-lm-eval]
+    python benchmarks/kitmus_llm_speed.py --suite kitmus-suite --template question
 """
 
 from __future__ import annotations
@@ -60,6 +65,8 @@ def main() -> int:
     ap.add_argument("--suite", type=Path, required=True)
     ap.add_argument("--variant", default="background-inference-charfict-charfict")
     ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--template", default="substitution",
+                    help="a KITMUS LLM template (tasks/kitmus/llm_templates.json)")
     ap.add_argument("--no-lm-eval", action="store_true")
     args = ap.parse_args()
     data = args.suite / args.variant / "subtask_4_ents" / "test.jsonl"
@@ -76,13 +83,14 @@ def main() -> int:
     lines = data.read_text(encoding="utf-8").splitlines(keepends=True)[: args.n]
     sample.write_text("".join(lines), encoding="utf-8")
     out: dict[str, Any] = {"benchmark": "kitmus_llm_speed", "data": str(data),
-                           "n": len(lines)}
+                           "n": len(lines), "template": args.template}
     from refbench.models.base import build_model
 
     sides = {}
     for prefix in ("shared", "none"):
-        settings = RunSettings(model="llm-loglik", model_options={"prefix": prefix})
-        model = build_model("llm-loglik", {"prefix": prefix})  # loading is not timed
+        options = {"prefix": prefix, "template": args.template}
+        settings = RunSettings(model="llm-loglik", model_options=options)
+        model = build_model("llm-loglik", options)  # loading is not timed
         m, wall, cpu = timed(lambda s=settings, p=prefix, b=model: run_model(
             s, sample, work / p, store=None, progress=False, model=b))
         del model
@@ -96,7 +104,7 @@ def main() -> int:
         from refbench.runs.lm_eval.export import export_lm_eval
         from refbench.runs.lm_eval.samples import import_lm_eval
 
-        exported = export_lm_eval(sample, work / "tasks")
+        exported = export_lm_eval(sample, work / "tasks", template=args.template)
         task = exported["tasks"][0]
         lm = hf_lm()  # the same weights, loaded as refbench loads them (not timed)
         samples, wall, cpu = timed(lambda: lm_eval_samples(work / "tasks", task, work, model=lm))

@@ -36,16 +36,19 @@ def vllm_python(root: Path | None = None) -> Path | None:
 
 @contextlib.contextmanager
 def vllm_server(folder: str | Path, *, python: Path, timeout: float = 600, log: Path | None = None,
-                eager: bool = False, max_model_len: int = 2048) -> Iterator[str]:
+                eager: bool = False, max_model_len: int = 2048, prefix_caching: bool = True
+                ) -> Iterator[str]:
     """vLLM serving the Hugging Face folder ``folder`` (float32) on a free loopback port; yields
     its ``/v1`` base URL (the model's name there is ``str(folder)``) and stops it on exit.
-    ``eager`` skips torch.compile: a shorter start, slower requests. Waits at most ``timeout``
-    seconds for the server to answer; an exit or a timeout is an error naming the log."""
+    ``eager`` skips torch.compile: a shorter start, slower requests; ``prefix_caching=False``
+    turns vLLM's automatic prefix caching off. Waits at most ``timeout`` seconds for the server
+    to answer; an exit or a timeout is an error naming the log."""
     def command(port: int) -> list[str]:
         return [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder),
                 "--dtype", "float32", "--max-model-len", str(max_model_len),
-                "--host", "127.0.0.1", "--port", str(port)] + (["--enforce-eager"] if eager
-                                                               else [])
+                "--host", "127.0.0.1", "--port", str(port),
+                "--enable-prefix-caching" if prefix_caching else "--no-enable-prefix-caching"
+                ] + (["--enforce-eager"] if eager else [])
 
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=KV_CACHE_GIB, HF_HUB_OFFLINE="1")
     env.pop("PYTHONPATH", None)  # vLLM's virtualenv is its own: nothing of ours on its path
