@@ -73,3 +73,22 @@ def test_real_gap_gold_against_itself() -> None:
     assert data["f1"] == 1.0 and data["n"] == 2000
     for key in ("precision", "recall", "f1_masculine", "f1_feminine", "bias"):
         assert key in data
+
+
+def test_a_limited_run_is_scored_over_the_rows_it_ran(gold: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --limit 2`` answers m1 and m2 only: "first" (A) is right on m1, wrong on m2, so
+    A is 1 TP + 1 FP, B is 1 TN + 1 FN: precision = recall = F1 = 0.5. Scoring every other
+    gold row as a false negative (the official scorer on a whole file) gave 0.2; ``evaluate``
+    of the same run folder gives what ``run`` gave."""
+    import json
+
+    from tests.conftest import cli_ok
+
+    out = tmp_path / "run"
+    ran = json.loads(cli_ok(capsys, "run", "--model", "first", "--data", gold, "--limit", 2,
+                            "--out", out, "--no-store", "--json", "--quiet").splitlines()[-1])
+    assert (ran["precision"], ran["recall"], ran["f1"]) == (0.5, 0.5, 0.5)
+    again = json.loads(cli_ok(capsys, "evaluate", "--task", "gap", "--gold", gold, "--pred",
+                              out, "--json").splitlines()[-1])
+    assert again["f1"] == ran["f1"] and again["n"] == 2

@@ -41,9 +41,10 @@ def answers_from_rows(instances: Sequence[ChoiceInstance],
 def gap_answer_scores(gold_path: str | Path, instances: Sequence[ChoiceInstance],
                       answers: Sequence[int | None], *, pred: str = "",
                       on_invalid: InvalidInstances | None = None) -> dict[str, Any]:
-    """The GAP scorer's headline figures for choice answers (what ``run`` reports)."""
+    """The GAP scorer's headline figures for choice answers (what ``run`` reports), over the
+    gold rows of ``instances`` (all of them for a whole run; the first N for ``--limit``)."""
     r = score_gap_system(gold_path, rows_from_answers(instances, answers), warnings=[],
-                         pred=pred, on_invalid=on_invalid)
+                         pred=pred, on_invalid=on_invalid, only={i.id for i in instances})
     return {**{k: r[k] for k in HEADLINE}, "ci95": r["ci95"]}
 
 
