@@ -16,10 +16,17 @@ class CliServices:
         return list(run_folders(list(paths)))
 
     def stored_metrics(self, store: Path | None, task: str) -> list[dict[str, Any]]:
+        from refbench.core.seal import check_record
         from refbench.runs.store import Store
 
+        out = []
         with Store(store, readonly=True) as st:
-            return [st.get(r["run_id"])["metrics"] for r in st.runs(limit=10_000, task=task)]
+            for row in st.runs(limit=10_000, task=task):
+                metrics = st.get(row["run_id"])["metrics"]
+                # as report --from-store: an edited record is refused, never tabulated
+                check_record(metrics, path=f"{st.path}: run {row['run_id']}")
+                out.append(metrics)
+        return out
 
     def record_run(self, metrics: dict[str, Any], out: Path, *, store: Path | None,
                    no_store: bool = False) -> dict[str, Any]:

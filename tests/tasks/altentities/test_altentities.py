@@ -131,6 +131,27 @@ def test_cross_domain_matrix() -> None:
     assert result["rows"]["mixed (cross-encoder)"]["SONGS"]["accuracy"] == 0.9
 
 
+def test_the_matrix_refuses_an_edited_run(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The matrix reads run folders as every other table does: a record whose figure was
+    edited after it was sealed is refused (exit 2, naming the file), never tabulated."""
+    from refbench.cli import app
+    from refbench.core.commands import run_guarded
+    from tests.models.conftest import DATA
+
+    out = tmp_path / "run"
+    assert run_guarded(app, ["run", "--model", "first", "--data", str(DATA["altentities"]),
+                             "--out", str(out), "--no-store", "--quiet"]) == 0
+    assert run_guarded(app, ["altentities", "matrix", str(out), "--json"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    metrics["accuracy"] = 0.99
+    (out / "metrics.json").write_text(json.dumps(metrics))
+    capsys.readouterr()
+    assert run_guarded(app, ["altentities", "matrix", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "refused" in err and str(out / "metrics.json") in err
+
+
 def test_sampling_helpers() -> None:
     assert edit_distance("the host", "the hole") == 2
     assert edit_distance("abc", "abcdefgh", 3) == 4

@@ -58,12 +58,17 @@ def matrix_from_metrics(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def load_run_metrics(paths: list[Path]) -> list[dict[str, Any]]:
-    """The metrics.json of each run folder (or the file itself)."""
+    """The metrics.json of each run folder (or the file itself), each checked against its
+    seal and its evidence (:func:`refbench.core.seal.check_record`): an edited record is
+    refused, never put in the matrix."""
+    from refbench.core.seal import check_record
+
     out = []
     for p in paths:
         f = p / "metrics.json" if p.is_dir() else p
         if p.is_dir() and not f.is_file():
             raise RefbenchError("no metrics.json here (not a run folder)", path=p)
         metrics = load_json_object(f, "run's metrics object")
+        check_record(metrics, path=f, folder=f.parent if f.name == "metrics.json" else None)
         out.append({**metrics, "_path": str(f)})
     return out
