@@ -200,9 +200,13 @@ def test_cli(tmp_path: Path) -> None:
     assert surface["labeled_precision"] == pytest.approx(2 / 3, abs=1e-4)
     assert surface["paper_table4_test_percent"] == {"precision": 43.5, "recall": 3.3, "f1": 6.2}
     e = run_cli("evaluate", "--task", "tne", "--gold", str(data), "--pred",
-                str(tmp_path / "s.jsonl"), "--json", "--plot", str(tmp_path / "c.png"))
+                str(tmp_path / "s.jsonl"), "--json", "--plot", str(tmp_path / "c.png"),
+                "--out", str(tmp_path / "scored.json"))
     assert e.returncode == 0, e.stderr
     keys = json.loads(e.stdout)
+    assert (keys["n"], keys["n_missing"]) == (1, 0)  # documents, as a run folder counts them
+    card = run_cli("report", str(tmp_path / "scored.json"), "--card", "--json")
+    assert card.returncode == 0, card.stderr  # the card takes evaluate's result (it has n)
     for k in ("labeled_precision", "labeled_recall", "labeled_f1", "unlabeled_precision",
               "unlabeled_recall", "unlabeled_f1"):
         assert 0.0 <= keys[k] <= 1.0

@@ -49,7 +49,9 @@ class TneTask(Task):
         skipped = {str(s["id"]) for s in on_invalid.skipped} if on_invalid else set()
         result = evaluate_tne(docs, read_predictions(pred, {d.id: d for d in docs},
                                                      skipped=skipped))
-        result.update({"task": self.name, "pred": str(pred)})
+        # n of N, as a run folder records it (documents): what the model card reads
+        result.update({"task": self.name, "pred": str(pred), "n": result["n_documents"],
+                       "n_missing": result["n_missing_documents"]})
         return result
 
 
