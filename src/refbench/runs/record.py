@@ -162,9 +162,8 @@ def finish_run(run: FinishedRun, *, store: Store | None,
     skipped, for the caller's summary."""
     hashes = None
     if run.lm_eval_hashes:
-        from refbench.runs.lm_eval.docs import instance_hashes
-
         from refbench.models.llm_templates import SUBSTITUTION
+        from refbench.runs.lm_eval.docs import instance_hashes
 
         template = str((run.settings.model_options or {}).get("template", SUBSTITUTION))
         hashes = instance_hashes(run.instances, template)
