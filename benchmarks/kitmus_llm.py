@@ -58,6 +58,16 @@ class Planned:
         return suite / self.variant / f"subtask_{self.entities}_ents" / "test.jsonl"
 
 
+def four_entity_test(suite: Path, variant: str) -> Path | None:
+    """A variant's 4-entity test split in a generated suite (the speed benchmarks' data), or
+    None after saying, on stderr, how to make it."""
+    data = suite / variant / "subtask_4_ents" / "test.jsonl"
+    if not data.is_file():
+        print(f"{data}: no such file (refbench kitmus generate --out {suite})", file=sys.stderr)
+        return None
+    return data
+
+
 def states_background(variant: str) -> bool:
     """Whether the variant's text states the background knowledge (so it can be removed)."""
     return variant.startswith(("background-inference", "background-both"))

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kitmus_llm import four_entity_test
 from lm_eval_equality import lm_eval_samples
 from machine import load_fields
 
@@ -69,10 +70,8 @@ def main() -> int:
                     help="a KITMUS LLM template (tasks/kitmus/llm_templates.json)")
     ap.add_argument("--no-lm-eval", action="store_true")
     args = ap.parse_args()
-    data = args.suite / args.variant / "subtask_4_ents" / "test.jsonl"
-    if not data.is_file():
-        print(f"{data}: no such file (refbench kitmus generate --out {args.suite})",
-              file=sys.stderr)
+    data = four_entity_test(args.suite, args.variant)
+    if data is None:
         return 2
     load = os.getloadavg()[0]
     from refbench.runs.record import RunSettings

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kitmus_llm import four_entity_test
 from machine import load_fields
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,10 +66,8 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=48)
     ap.add_argument("--eager", action="store_true", help="vLLM without torch.compile")
     args = ap.parse_args()
-    data = args.suite / args.variant / "subtask_4_ents" / "test.jsonl"
-    if not data.is_file():
-        print(f"{data}: no such file (refbench kitmus generate --out {args.suite})",
-              file=sys.stderr)
+    data = four_entity_test(args.suite, args.variant)
+    if data is None:
         return 2
     from refbench.models.base import build_model
     from refbench.models.llm_weights import export_hf

@@ -22,7 +22,7 @@ import click
 
 from refbench.core.errors import UsageError
 from refbench.core.help_text import FilledCommand
-from refbench.core.options import Option, key_of, listing, parse_key_values
+from refbench.core.options import Option, listing, parse_key_values
 
 #: Where the values a command line gave by declared flags are kept (``click.Context.meta``).
 _GIVEN = "refbench.declared"
@@ -80,24 +80,11 @@ def checked_for_tasks(options: Given, tasks: Sequence[Any], *,
     """``options`` checked against the options ``tasks`` declare (one task: its own, as
     :meth:`~refbench.tasks.base.Task.check_options`; several, as for ``run --data A --data
     B``: each key against the tasks that declare it, an unknown key naming all theirs)."""
+    from refbench.tasks.scope import checked_option
+
     if not options:
         return {}
-    if len(tasks) == 1:
-        return checked(options, lambda one: tasks[0].check_options(one, scorer=scorer))
-
-    def check(one: dict[str, Any]) -> dict[str, Any]:
-        from refbench.core.options import parse_options
-
-        key = key_of(next(iter(one)))
-        for task in tasks:
-            if any(key in o.names() for o in task.options(scorer=scorer)):
-                typed: dict[str, Any] = task.check_options(one, scorer=scorer)
-                return typed
-        names = ", ".join(t.name for t in tasks)
-        every = [o for t in tasks for o in t.options(scorer=scorer)]
-        return parse_options(f"the tasks of --data ({names})", every, one)
-
-    return checked(options, check)
+    return checked(options, lambda one: checked_option(one, tasks, scorer=scorer))
 
 
 def tasks_of(data: Sequence[Path], task: Any) -> list[Any]:

@@ -162,22 +162,17 @@ def _checked_task_args(given: dict[str, Any], task: str | Task | None, paths: li
     """Reader options typed and checked against the tasks of the data (a folder's: the task
     that takes it whole): each key against the tasks that declare it; an unknown key is one
     usage error naming the options there are."""
-    from refbench.core.options import parse_options
     from refbench.tasks.lookup import folder_task_of
+    from refbench.tasks.scope import checked_option
 
     tasks: list[Task] = []
     for p in paths:
         one = task_of(task, p) if task is not None or not p.is_dir() else folder_task_of(p)
         if one not in tasks:
             tasks.append(one)
-    if len(tasks) == 1:
-        return tasks[0].check_options(given)
     out: dict[str, Any] = {}
     for key, value in given.items():
-        owner = next((t for t in tasks if any(key in o.names() for o in t.options())), None)
-        out.update(owner.check_options({key: value}) if owner is not None else parse_options(
-            f"the tasks of the data ({', '.join(t.name for t in tasks)})",
-            [o for t in tasks for o in t.options()], {key: value}))
+        out.update(checked_option({key: value}, tasks, where="the data"))
     return out
 
 

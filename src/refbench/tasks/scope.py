@@ -11,6 +11,7 @@ and the Python API alike.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,24 @@ def own_options(task: Any, options: dict[str, Any]) -> dict[str, Any]:
         return {}
     names = {n for o in task.options() for n in o.names()}
     return {k: v for k, v in options.items() if k in names}
+
+
+def checked_option(one: dict[str, Any], tasks: Sequence[Any], *, scorer: bool = False,
+                   where: str = "--data") -> dict[str, Any]:
+    """One reader option (``{key: value}``) typed and checked against the tasks of the data:
+    one task's own options; several (``run --data A --data B``): the first task that declares
+    the key, an unknown key naming the options of them all (``the tasks of WHERE (...)``)."""
+    from refbench.core.options import key_of, parse_options
+
+    if len(tasks) == 1:
+        return dict(tasks[0].check_options(one, scorer=scorer))
+    key = key_of(next(iter(one)))
+    for task in tasks:
+        if any(key in o.names() for o in task.options(scorer=scorer)):
+            return dict(task.check_options(one, scorer=scorer))
+    names = ", ".join(t.name for t in tasks)
+    every = [o for t in tasks for o in t.options(scorer=scorer)]
+    return parse_options(f"the tasks of {where} ({names})", every, one)
 
 
 def checked_split(task: Any, path: Path, split: str | None) -> None:
